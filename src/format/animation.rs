@@ -1,0 +1,358 @@
+//! The schema 4 Animation file.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Map, Value};
+
+use super::event::{read_events, Events, NodeRef};
+use super::ident::EmoteId;
+use super::node::{read_node, Attachment, ItemContent, Node, NodeKind, Participant, RawNode, Space};
+use super::problem::{join_pointer, Problems};
+use super::read::{self, Obj};
+use super::settings::{read_animation_settings, AnimationSettings, PlaybackMode};
+use super::track::{molang_string, read_vector_track, read_visibility_track, NodeTracks};
+use super::{MAX_TIMELINE_TICKS, SCHEMA_VERSION};
+
+/// `metadata`: a name, a description and anything else the author adds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Metadata {
+    /// Shown in commands and the emote wheel (nonempty).
+    pub name: String,
+    /// Shown to players.
+    pub description: String,
+    /// Any other fields (author, license...), kept as written.
+    pub extra: Map<String, Value>,
+}
+
+/// Root Molang programs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MolangPrograms {
+    /// Runs when each cycle begins.
+    pub initialize: Option<String>,
+    /// Runs every tick before the tracks are sampled.
+    pub tick: Option<String>,
+}
+
+/// `timeline`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timeline {
+    /// Length of one cycle, 1..=12,000 ticks.
+    pub duration_ticks: u32,
+    /// Tracks by node id.
+    pub tracks: BTreeMap<String, NodeTracks>,
+    /// Command events.
+    pub events: Events,
+}
+
+/// A validated schema 4 Animation, as read from a file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnimationFile {
+    /// The emote id.
+    pub id: EmoteId,
+    /// Name, description, extras.
+    pub metadata: Metadata,
+    /// Settings, with defaults filled in.
+    pub settings: AnimationSettings,
+    /// Optional Molang programs.
+    pub molang: MolangPrograms,
+    /// Every node, parents before children (then by id).
+    pub nodes: Vec<Node>,
+    /// Duration, tracks and events.
+    pub timeline: Timeline,
+}
+
+impl AnimationFile {
+    /// The node with this id.
+    pub fn node(&self, id: &str) -> Option<&Node> {
+        self.nodes.iter().find(|n| n.id == id)
+    }
+
+    /// The number of nodes that create an entity.
+    pub fn display_count(&self) -> usize {
+        self.nodes.iter().filter(|n| n.kind.is_display()).count()
+    }
+}
+
+/// Reads the fields every emote file starts with; returns the id.
+pub(crate) fn read_header(obj: &mut Obj<'_>, problems: &mut Problems, expected_type: &str) -> Option<EmoteId> {
+    if let Some((v, p)) = obj.req("type", problems) {
+        if v.as_str() != Some(expected_type) {
+            problems.error(&p, format!("`type` must be \"{expected_type}\""));
+        }
+    }
+    if let Some((v, p)) = obj.req("schema_version", problems) {
+        if v.as_u64() != Some(u64::from(SCHEMA_VERSION)) {
+            problems.error(
+                &p,
+                format!("`schema_version` must be {SCHEMA_VERSION}, found {v}; convert older files with `emoted convert`"),
+            );
+        }
+    }
+    obj.opt("target_minecraft_version")
+        .and_then(|(v, p)| read::string(v, &p, problems, "`target_minecraft_version`"));
+    obj.req("id", problems).and_then(|(v, p)| {
+        let text = read::string(v, &p, problems, "`id`")?;
+        match EmoteId::parse(text) {
+            Ok(id) if id.is_control() => {
+                problems.error(&p, format!("`{id}` is reserved for Sequence repeat control"));
+                None
+            }
+            Ok(id) => Some(id),
+            Err(e) => {
+                problems.error(&p, e);
+                None
+            }
+        }
+    })
+}
+
+/// Reads `metadata`.
+pub(crate) fn read_metadata(obj: &mut Obj<'_>, problems: &mut Problems) -> Metadata {
+    let mut metadata = Metadata::default();
+    let Some((v, p)) = obj.req("metadata", problems) else { return metadata };
+    let Some(mut m) = Obj::new(v, &p, problems, "`metadata`") else { return metadata };
+    if let Some((v, np)) = m.req("name", problems) {
+        if let Some(name) = read::nonempty_string(v, &np, problems, "metadata `name`") {
+            metadata.name = name.to_owned();
+        }
+    }
+    if let Some((v, dp)) = m.opt("description") {
+        if let Some(d) = read::string(v, &dp, problems, "metadata `description`") {
+            metadata.description = d.to_owned();
+        }
+    }
+    for (k, v) in m.entries() {
+        if k != "name" && k != "description" {
+            metadata.extra.insert(k.clone(), v.clone());
+        }
+    }
+    metadata
+}
+
+/// Reads an Animation from parsed JSON, recording every problem.
+pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<AnimationFile> {
+    let mut obj = Obj::new(root, "", problems, "an Animation file")?;
+    let id = read_header(&mut obj, problems, "animation");
+    let metadata = read_metadata(&mut obj, problems);
+    let settings = obj
+        .opt("settings")
+        .map(|(v, p)| read_animation_settings(v, &p, problems))
+        .unwrap_or_default();
+    if !obj.has("settings") {
+        problems.error("", "missing required field `settings`");
+    }
+    let molang = obj.opt("molang").map(|(v, p)| read_molang(v, &p, problems)).unwrap_or_default();
+    if settings.playback.mode == PlaybackMode::ServerSync && molang.tick.is_some() {
+        problems.error(
+            "/molang/tick",
+            "`server_sync` Animations may not have a `molang.tick` program: playback can begin anywhere in the timeline",
+        );
+    }
+
+    let (nodes, node_ids) = match obj.req("nodes", problems) {
+        Some((v, p)) => (read_nodes(v, &p, problems), v.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default()),
+        None => (Vec::new(), Vec::new()),
+    };
+
+    let mut timeline = Timeline::default();
+    let mut event_refs = Vec::new();
+    if let Some((v, p)) = obj.req("timeline", problems) {
+        if let Some(mut t) = Obj::new(v, &p, problems, "`timeline`") {
+            let duration = t.req("duration", problems).and_then(|(v, dp)| {
+                let d = read::time(v, &dp, problems, "timeline `duration`", 1)?;
+                if d > MAX_TIMELINE_TICKS {
+                    problems.error(&dp, format!("timeline `duration` may be at most 10 minutes ({MAX_TIMELINE_TICKS}t), found {d}t"));
+                    return None;
+                }
+                Some(d)
+            });
+            timeline.duration_ticks = duration.unwrap_or(0);
+            if let Some((v, tp)) = t.opt("tracks") {
+                timeline.tracks = read_tracks(v, &tp, problems, duration, &nodes, &node_ids);
+            }
+            if let Some((v, ep)) = t.opt("events") {
+                timeline.events = read_events(v, &ep, problems, duration, &mut event_refs);
+            }
+            t.finish(problems, &["duration", "tracks", "events"]);
+        }
+    }
+    check_event_refs(&event_refs, &nodes, &node_ids, problems);
+    obj.finish(
+        problems,
+        &["type", "schema_version", "id", "metadata", "settings", "molang", "nodes", "timeline", "target_minecraft_version"],
+    );
+    if problems.has_errors() {
+        return None;
+    }
+    Some(AnimationFile { id: id?, metadata, settings, molang, nodes, timeline })
+}
+
+fn read_molang(value: &Value, pointer: &str, problems: &mut Problems) -> super::animation::MolangPrograms {
+    let mut out = MolangPrograms::default();
+    let Some(mut obj) = Obj::new(value, pointer, problems, "`molang`") else { return out };
+    for key in ["initialize", "tick"] {
+        if let Some((v, p)) = obj.opt(key) {
+            let program = read::string(v, &p, problems, &format!("`molang.{key}`"))
+                .and_then(|s| molang_string(s, &p, problems));
+            if key == "initialize" {
+                out.initialize = program;
+            } else {
+                out.tick = program;
+            }
+        }
+    }
+    obj.finish(problems, &["initialize", "tick"]);
+    out
+}
+
+/// Reads `nodes`, resolves parents and spaces, and checks the space rules.
+fn read_nodes(value: &Value, pointer: &str, problems: &mut Problems) -> Vec<Node> {
+    let Some(obj) = Obj::new(value, pointer, problems, "`nodes`") else { return Vec::new() };
+    let mut raw: Vec<RawNode> = Vec::new();
+    for (id, v) in obj.entries() {
+        let p = join_pointer(pointer, id);
+        if id.is_empty() {
+            problems.error(&p, "a node id must not be empty");
+            continue;
+        }
+        if let Some(node) = read_node(id, v, &p, problems) {
+            raw.push(node);
+        }
+    }
+    if obj.entries().next().is_none() {
+        problems.error(pointer, "`nodes` must contain at least one node");
+    }
+    let index: HashMap<&str, usize> = raw.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
+
+    // Resolve each node's root space by walking parents, detecting missing parents and cycles.
+    let mut spaces: Vec<Option<Space>> = vec![None; raw.len()];
+    let mut depth: Vec<usize> = vec![0; raw.len()];
+    for (i, node) in raw.iter().enumerate() {
+        let node_pointer = join_pointer(pointer, &node.id);
+        let mut chain = vec![i];
+        let mut current = i;
+        loop {
+            match &raw[current].attachment {
+                Some(Attachment::Root(space)) => {
+                    spaces[i] = Some(*space);
+                    depth[i] = chain.len() - 1;
+                    break;
+                }
+                Some(Attachment::Parent(parent)) => match index.get(parent.as_str()) {
+                    Some(&next) if chain.contains(&next) => {
+                        // Report a cycle once, at its first member in file order.
+                        if chain.first() == Some(&next) || next == i {
+                            let names: Vec<&str> = chain.iter().map(|&c| raw[c].id.as_str()).collect();
+                            problems.error(
+                                &join_pointer(&node_pointer, "parent"),
+                                format!("parent links cannot form a cycle: {} → {}", names.join(" → "), raw[next].id),
+                            );
+                        }
+                        break;
+                    }
+                    Some(&next) => {
+                        chain.push(next);
+                        current = next;
+                    }
+                    None => {
+                        if current == i {
+                            problems.error(
+                                &join_pointer(&node_pointer, "parent"),
+                                format!("parent `{parent}` is not a node of this file"),
+                            );
+                        }
+                        break;
+                    }
+                },
+                None => break,
+            }
+        }
+    }
+
+    let mut nodes = Vec::with_capacity(raw.len());
+    for (i, node) in raw.into_iter().enumerate() {
+        let (Some(space), Some(attachment), Some(kind)) = (spaces[i], node.attachment, node.kind) else {
+            continue;
+        };
+        if let NodeKind::Item { content, skin, .. } = &kind {
+            if let (ItemContent::ParticipantHand(_), Some(p)) = (content, &node.item_source_pointer) {
+                if space == Space::Scene {
+                    problems.error(p, "participant-hand items must inherit initiator or partner space, not scene");
+                }
+            }
+            if let Some(skin) = skin {
+                let expected = match space {
+                    Space::Scene => {
+                        problems.error(&node.skin_pointer, "scene-space nodes do not support skin binding");
+                        None
+                    }
+                    Space::Initiator => Some(Participant::Initiator),
+                    Space::Partner => Some(Participant::Partner),
+                };
+                if expected.is_some_and(|e| e != skin.participant) {
+                    problems.error(
+                        &node.skin_pointer,
+                        format!("skin `participant` must match the node's inherited space `{}`", space.name()),
+                    );
+                }
+            }
+        }
+        nodes.push((depth[i], Node { id: node.id, attachment, space, transform: node.transform, kind }));
+    }
+    nodes.sort_by(|(da, a), (db, b)| da.cmp(db).then_with(|| a.id.cmp(&b.id)));
+    nodes.into_iter().map(|(_, n)| n).collect()
+}
+
+fn read_tracks(
+    value: &Value,
+    pointer: &str,
+    problems: &mut Problems,
+    duration: Option<u32>,
+    nodes: &[Node],
+    node_ids: &[String],
+) -> BTreeMap<String, NodeTracks> {
+    let mut out = BTreeMap::new();
+    let Some(obj) = Obj::new(value, pointer, problems, "`tracks`") else { return out };
+    for (node_id, channels) in obj.entries() {
+        let np = join_pointer(pointer, node_id);
+        let node = nodes.iter().find(|n| &n.id == node_id);
+        if !node_ids.contains(node_id) {
+            problems.error(&np, format!("tracks name node `{node_id}`, which is not in `nodes`"));
+        }
+        let Some(mut ch) = Obj::new(channels, &np, problems, "a node's tracks") else { continue };
+        let mut tracks = NodeTracks::default();
+        for channel in ["position", "rotation", "scale"] {
+            if let Some((v, p)) = ch.opt(channel) {
+                let keys = read_vector_track(v, &p, problems, channel, duration);
+                match channel {
+                    "position" => tracks.position = keys,
+                    "rotation" => tracks.rotation = keys,
+                    _ => tracks.scale = keys,
+                }
+            }
+        }
+        if let Some((v, p)) = ch.opt("visible") {
+            if node.is_some_and(|n| !n.kind.is_display()) {
+                problems.error(&p, "anchor nodes cannot have a `visible` track: they create no entity");
+            }
+            tracks.visible = read_visibility_track(v, &p, problems, duration);
+        }
+        ch.finish(problems, &["position", "rotation", "scale", "visible"]);
+        out.insert(node_id.clone(), tracks);
+    }
+    out
+}
+
+fn check_event_refs(refs: &[NodeRef], nodes: &[Node], node_ids: &[String], problems: &mut Problems) {
+    for r in refs {
+        match nodes.iter().find(|n| n.id == r.node) {
+            None if node_ids.contains(&r.node) => {}
+            None => problems.error(&r.pointer, format!("node `{}` is not in `nodes`", r.node)),
+            Some(n) if r.as_source && !n.kind.is_display() => problems.error(
+                &r.pointer,
+                format!("a `node` source must be a display node; `{}` is an anchor and has no entity", r.node),
+            ),
+            Some(_) => {}
+        }
+    }
+}

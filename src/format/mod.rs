@@ -1,0 +1,166 @@
+//! Schema 4 emote files: Animations and Sequences.
+//!
+//! Reading goes through `serde_json::Value` and a hand-written walker instead
+//! of `#[derive(Deserialize)]`, so that one pass reports **every** problem in
+//! a file, each with the JSON pointer where it is and a message that names the
+//! rule (DESIGN.md, "Errors"). What comes out ([`AnimationFile`],
+//! [`SequenceFile`]) is valid by construction: the runtime never re-checks it.
+//!
+//! Choices where the specification is silent are documented on the module
+//! that makes them: defaults in [`settings`], SNBT handling and the list of
+//! runtime-owned `entity_nbt` keys in [`snbt`], time rounding in [`time`],
+//! Sequence minimums in [`sequence`]. Unknown fields are refused (a typo such
+//! as `stop_condition` would otherwise be silently ignored), except inside
+//! `metadata`, where extra fields are kept. `target_minecraft_version` is
+//! accepted and ignored.
+
+pub mod animation;
+pub mod event;
+pub mod ident;
+pub mod node;
+pub mod problem;
+mod read;
+pub mod sequence;
+pub mod settings;
+pub mod snbt;
+pub mod time;
+pub mod track;
+
+use std::io::Read;
+use std::path::Path;
+
+pub use animation::{AnimationFile, Metadata, MolangPrograms, Timeline};
+pub use ident::EmoteId;
+pub use problem::{Problem, Problems, Severity};
+pub use sequence::SequenceFile;
+
+/// The only schema version emoted loads.
+pub const SCHEMA_VERSION: u32 = 4;
+/// Files larger than this are refused before they are parsed.
+pub const MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+/// The longest timeline: 10 minutes.
+pub const MAX_TIMELINE_TICKS: u32 = 12_000;
+/// The longest Molang string, in characters.
+pub const MAX_MOLANG_CHARS: usize = 16_384;
+
+/// A loaded emote file of either kind.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EmoteFile {
+    /// A schema 4 Animation.
+    Animation(AnimationFile),
+    /// A schema 4 Sequence.
+    Sequence(SequenceFile),
+}
+
+impl EmoteFile {
+    /// The emote id.
+    pub fn id(&self) -> &EmoteId {
+        match self {
+            EmoteFile::Animation(a) => &a.id,
+            EmoteFile::Sequence(s) => &s.id,
+        }
+    }
+
+    /// The metadata.
+    pub fn metadata(&self) -> &Metadata {
+        match self {
+            EmoteFile::Animation(a) => &a.metadata,
+            EmoteFile::Sequence(s) => &s.metadata,
+        }
+    }
+}
+
+/// What reading one file gives: the file when it is valid, and every problem found.
+#[derive(Clone, Debug)]
+pub struct FileReport {
+    /// `Some` exactly when no problem is an error.
+    pub file: Option<EmoteFile>,
+    /// Errors and warnings, in the order found.
+    pub problems: Vec<Problem>,
+}
+
+/// Reads an emote file from JSON text.
+pub fn parse_emote_json(text: &str) -> FileReport {
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            return FileReport {
+                file: None,
+                problems: vec![Problem::error(
+                    "",
+                    format!("not valid JSON: {e}"),
+                )],
+            }
+        }
+    };
+    parse_emote_value(&value)
+}
+
+/// Reads an emote file from parsed JSON.
+pub fn parse_emote_value(value: &serde_json::Value) -> FileReport {
+    let mut problems = Problems::new();
+    let file = match value.get("type").and_then(|t| t.as_str()) {
+        Some("animation") => animation::read_animation(value, &mut problems).map(EmoteFile::Animation),
+        Some("sequence") => sequence::read_sequence(value, &mut problems).map(EmoteFile::Sequence),
+        Some(other) => {
+            problems.error("/type", format!("`type` must be \"animation\" or \"sequence\", found \"{other}\""));
+            None
+        }
+        None if value.is_object() => {
+            problems.error("", "missing required field `type` (\"animation\" or \"sequence\")");
+            None
+        }
+        None => {
+            problems.error("", "an emote file must be a JSON object");
+            None
+        }
+    };
+    FileReport { file, problems: problems.into_vec() }
+}
+
+/// Reads raw bytes: refuses more than [`MAX_FILE_BYTES`] and text that is not UTF-8.
+pub fn parse_emote_bytes(bytes: &[u8]) -> FileReport {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return too_large(bytes.len() as u64);
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse_emote_json(text.strip_prefix('\u{feff}').unwrap_or(text)),
+        Err(e) => FileReport {
+            file: None,
+            problems: vec![Problem::error("", format!("file is not UTF-8 text: {e}"))],
+        },
+    }
+}
+
+fn too_large(len: u64) -> FileReport {
+    FileReport {
+        file: None,
+        problems: vec![Problem::error(
+            "",
+            format!("file is {len} bytes; emote files are limited to 8 MiB ({MAX_FILE_BYTES} bytes)"),
+        )],
+    }
+}
+
+/// Reads an emote file from disk. A file over 8 MiB is refused from its size
+/// alone, and reading stops after 8 MiB + 1 byte even if the file grows meanwhile.
+pub fn read_emote_file(path: &Path) -> FileReport {
+    let io_error = |e: std::io::Error| FileReport {
+        file: None,
+        problems: vec![Problem::error("", format!("cannot read file: {e}"))],
+    };
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => return io_error(e),
+    };
+    if let Ok(meta) = file.metadata() {
+        if meta.len() > MAX_FILE_BYTES {
+            return too_large(meta.len());
+        }
+    }
+    let mut bytes = Vec::new();
+    if let Err(e) = file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes) {
+        return io_error(e);
+    }
+    parse_emote_bytes(&bytes)
+}

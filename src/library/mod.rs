@@ -1,0 +1,207 @@
+//! The loaded emotes: every file found, validated, de-duplicated by id and
+//! checked across files, with the last good version kept on reload.
+//!
+//! Rules applied here, on top of each file's own:
+//! - the id inside the file is the emote's id; when several files share an
+//!   id, **all** of them are refused and each names the others;
+//! - a Sequence's references must be loaded Animations, not Sequences, not
+//!   `hold` or `server_sync`, and compatible with each other
+//!   ([`compat`](self) rules: shared node ids, skin layout);
+//! - a Sequence that fails those rules is refused; the Animations stay.
+
+mod compat;
+pub mod discover;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::format::{read_emote_file, EmoteFile, EmoteId, Problem};
+
+/// One loaded emote and the file it came from.
+#[derive(Clone, Debug)]
+pub struct LoadedEmote {
+    /// The validated file.
+    pub file: Arc<EmoteFile>,
+    /// Where it was read from.
+    pub path: PathBuf,
+}
+
+/// The problems of one file.
+#[derive(Clone, Debug)]
+pub struct FileProblems {
+    /// The file.
+    pub path: PathBuf,
+    /// Its errors and warnings.
+    pub problems: Vec<Problem>,
+}
+
+impl FileProblems {
+    /// True when the file was refused.
+    pub fn has_errors(&self) -> bool {
+        self.problems.iter().any(Problem::is_error)
+    }
+}
+
+/// The emotes a server can play, by id.
+#[derive(Clone, Debug, Default)]
+pub struct Library {
+    emotes: BTreeMap<EmoteId, LoadedEmote>,
+}
+
+/// The outcome of a load: the library and every file's problems.
+#[derive(Clone, Debug, Default)]
+pub struct LoadReport {
+    /// What loaded.
+    pub library: Library,
+    /// Files with at least one problem, in path order.
+    pub files: Vec<FileProblems>,
+    /// Files read in all.
+    pub file_count: usize,
+    /// Refused files whose previous version was kept (on reload).
+    pub kept_previous: Vec<PathBuf>,
+}
+
+impl LoadReport {
+    /// The number of errors over all files.
+    pub fn error_count(&self) -> usize {
+        self.files.iter().flat_map(|f| &f.problems).filter(|p| p.is_error()).count()
+    }
+
+    /// Lines `FILE: /pointer: message`, as `emoted check` prints them.
+    pub fn lines(&self) -> Vec<String> {
+        self.files
+            .iter()
+            .flat_map(|f| f.problems.iter().map(move |p| format!("{}: {p}", f.path.display())))
+            .collect()
+    }
+}
+
+impl Library {
+    /// The emote with this id.
+    pub fn get(&self, id: &str) -> Option<&LoadedEmote> {
+        let id = EmoteId::parse(id).ok()?;
+        self.emotes.get(&id)
+    }
+
+    /// Every emote, by id.
+    pub fn iter(&self) -> impl Iterator<Item = (&EmoteId, &LoadedEmote)> {
+        self.emotes.iter()
+    }
+
+    /// The number of emotes loaded.
+    pub fn len(&self) -> usize {
+        self.emotes.len()
+    }
+
+    /// True when nothing is loaded.
+    pub fn is_empty(&self) -> bool {
+        self.emotes.is_empty()
+    }
+
+    /// Loads every emote file under `roots` (files or folders).
+    pub fn load(roots: &[PathBuf]) -> LoadReport {
+        Self::reload(roots, None)
+    }
+
+    /// Loads like [`Library::load`], but a file that is now refused keeps
+    /// the version `previous` loaded from the same path, if any (last good).
+    pub fn reload(roots: &[PathBuf], previous: Option<&Library>) -> LoadReport {
+        let mut report = LoadReport::default();
+        let mut problems_by_path: BTreeMap<PathBuf, Vec<Problem>> = BTreeMap::new();
+        let mut parsed: Vec<(PathBuf, EmoteFile)> = Vec::new();
+        for root in roots {
+            let paths = match discover::emote_files(root) {
+                Ok(p) => p,
+                Err(e) => {
+                    problems_by_path
+                        .entry(root.clone())
+                        .or_default()
+                        .push(Problem::error("", format!("cannot read: {e}")));
+                    continue;
+                }
+            };
+            for path in paths {
+                report.file_count += 1;
+                let file_report = read_emote_file(&path);
+                if !file_report.problems.is_empty() {
+                    problems_by_path.entry(path.clone()).or_default().extend(file_report.problems);
+                }
+                match file_report.file {
+                    Some(file) => parsed.push((path, file)),
+                    None => {
+                        // Last good: keep what this path held before.
+                        if let Some(prev) = previous.and_then(|l| l.by_path(&path)) {
+                            report.kept_previous.push(path.clone());
+                            parsed.push((path, (*prev.file).clone()));
+                        }
+                    }
+                }
+            }
+        }
+
+        // Every file sharing an id is refused.
+        let mut by_id: BTreeMap<EmoteId, Vec<usize>> = BTreeMap::new();
+        for (i, (_, file)) in parsed.iter().enumerate() {
+            by_id.entry(file.id().clone()).or_default().push(i);
+        }
+        let mut refused = vec![false; parsed.len()];
+        for (id, indices) in &by_id {
+            if indices.len() > 1 {
+                for &i in indices {
+                    refused[i] = true;
+                    let others: Vec<String> = indices
+                        .iter()
+                        .filter(|&&j| j != i)
+                        .map(|&j| parsed[j].0.display().to_string())
+                        .collect();
+                    problems_by_path.entry(parsed[i].0.clone()).or_default().push(Problem::error(
+                        "/id",
+                        format!(
+                            "id `{id}` is also used by {}; every file sharing an id is refused",
+                            others.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+
+        // Sequences are checked against the Animations that survived.
+        let candidates: BTreeMap<EmoteId, &EmoteFile> = parsed
+            .iter()
+            .zip(&refused)
+            .filter(|(_, r)| !**r)
+            .map(|((_, f), _)| (f.id().clone(), f))
+            .collect();
+        for (i, (path, file)) in parsed.iter().enumerate() {
+            if refused[i] {
+                continue;
+            }
+            if let EmoteFile::Sequence(seq) = file {
+                let errors = compat::check_sequence(seq, &candidates);
+                if !errors.is_empty() {
+                    refused[i] = true;
+                    problems_by_path.entry(path.clone()).or_default().extend(errors);
+                }
+            }
+        }
+
+        for ((path, file), refused) in parsed.into_iter().zip(refused) {
+            if !refused {
+                report.library.emotes.insert(
+                    file.id().clone(),
+                    LoadedEmote { file: Arc::new(file), path },
+                );
+            }
+        }
+        report.files = problems_by_path
+            .into_iter()
+            .map(|(path, problems)| FileProblems { path, problems })
+            .collect();
+        report
+    }
+
+    fn by_path(&self, path: &Path) -> Option<&LoadedEmote> {
+        self.emotes.values().find(|e| e.path == path)
+    }
+}
