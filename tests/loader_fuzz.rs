@@ -17,19 +17,27 @@ fn bundled_files() -> Vec<Value> {
     let mut out = Vec::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for dir in ["emotes", "datapacks"] {
-        let files = emoted::library::discover::emote_files(&root.join(dir)).expect("bundled folders exist");
+        let files =
+            emoted::library::discover::emote_files(&root.join(dir)).expect("bundled folders exist");
         for path in files {
             let text = std::fs::read_to_string(&path).expect("bundled file is readable");
             out.push(serde_json::from_str(&text).expect("bundled file is JSON"));
         }
     }
-    assert!(out.len() >= 10, "expected the bundled emotes, found {}", out.len());
+    assert!(
+        out.len() >= 10,
+        "expected the bundled emotes, found {}",
+        out.len()
+    );
     out
 }
 
 fn split_pointer(pointer: &str) -> (String, String) {
     let i = pointer.rfind('/').unwrap_or(0);
-    let last = pointer[i..].trim_start_matches('/').replace("~1", "/").replace("~0", "~");
+    let last = pointer[i..]
+        .trim_start_matches('/')
+        .replace("~1", "/")
+        .replace("~0", "~");
     (pointer[..i].to_owned(), last)
 }
 
@@ -89,10 +97,14 @@ fn mutate(doc: &mut Value, op: u8, index: usize, kind: u8) {
         return;
     }
     let (parent_ptr, last) = split_pointer(&target);
-    let Some(original) = doc.pointer(&target).cloned() else { return };
+    let Some(original) = doc.pointer(&target).cloned() else {
+        return;
+    };
     let donor_ptr = pick_pointer(doc, index.rotate_left(17) ^ usize::from(kind));
     let donor = doc.pointer(&donor_ptr).cloned().unwrap_or(Value::Null);
-    let Some(parent) = doc.pointer_mut(&parent_ptr) else { return };
+    let Some(parent) = doc.pointer_mut(&parent_ptr) else {
+        return;
+    };
     match (op % 4, parent) {
         // Delete.
         (0, Value::Object(map)) => {
@@ -152,7 +164,11 @@ fn assert_pointers_resolve(doc: &Value, problems: &[Problem]) -> Result<(), Test
             p.pointer,
             p.message
         );
-        prop_assert!(!p.message.trim().is_empty(), "empty message at {:?}", p.pointer);
+        prop_assert!(
+            !p.message.trim().is_empty(),
+            "empty message at {:?}",
+            p.pointer
+        );
     }
     Ok(())
 }
@@ -188,10 +204,8 @@ fn random_bytes_never_panic() {
 
 #[test]
 fn json_looking_text_never_panics() {
-    let strategy = proptest::string::string_regex(
-        r#"[\{\}\[\]",:0-9a-z_ .\-tsd~^/\\]{0,300}"#,
-    )
-    .expect("valid regex");
+    let strategy = proptest::string::string_regex(r#"[\{\}\[\]",:0-9a-z_ .\-tsd~^/\\]{0,300}"#)
+        .expect("valid regex");
     runner(20_000)
         .run(&strategy, |text| {
             let report = parse_emote_json(&text);
@@ -239,7 +253,12 @@ fn mutated_bundled_files_never_panic_and_point_at_the_problem() {
 fn every_bundled_file_loads_unmutated() {
     for doc in bundled_files() {
         let report = parse_emote_value(&doc);
-        let errors: Vec<String> = report.problems.iter().filter(|p| p.is_error()).map(|p| p.to_string()).collect();
+        let errors: Vec<String> = report
+            .problems
+            .iter()
+            .filter(|p| p.is_error())
+            .map(|p| p.to_string())
+            .collect();
         assert!(report.file.is_some(), "{:?}: {errors:?}", doc.get("id"));
     }
 }

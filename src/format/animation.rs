@@ -6,8 +6,10 @@ use serde_json::{Map, Value};
 
 use super::event::{read_events, Events, NodeRef};
 use super::ident::EmoteId;
-use super::node::{read_node, Attachment, ItemContent, Node, NodeKind, Participant, RawNode, Space};
-use super::problem::{join_pointer, Problems};
+use super::node::{
+    read_node, Attachment, ItemContent, Node, NodeKind, Participant, RawNode, Space,
+};
+use super::problem::{field, JsonPointer, Problems, Root};
 use super::read::{self, Obj};
 use super::settings::{read_animation_settings, AnimationSettings, PlaybackMode};
 use super::track::{molang_string, read_vector_track, read_visibility_track, NodeTracks};
@@ -74,7 +76,11 @@ impl AnimationFile {
 }
 
 /// Reads the fields every emote file starts with; returns the id.
-pub(crate) fn read_header(obj: &mut Obj<'_>, problems: &mut Problems, expected_type: &str) -> Option<EmoteId> {
+pub(crate) fn read_header(
+    obj: &mut Obj<'_>,
+    problems: &mut Problems,
+    expected_type: &str,
+) -> Option<EmoteId> {
     if let Some((v, p)) = obj.req("type", problems) {
         if v.as_str() != Some(expected_type) {
             problems.error(&p, format!("`type` must be \"{expected_type}\""));
@@ -94,7 +100,10 @@ pub(crate) fn read_header(obj: &mut Obj<'_>, problems: &mut Problems, expected_t
         let text = read::string(v, &p, problems, "`id`")?;
         match EmoteId::parse(text) {
             Ok(id) if id.is_control() => {
-                problems.error(&p, format!("`{id}` is reserved for Sequence repeat control"));
+                problems.error(
+                    &p,
+                    format!("`{id}` is reserved for Sequence repeat control"),
+                );
                 None
             }
             Ok(id) => Some(id),
@@ -109,8 +118,12 @@ pub(crate) fn read_header(obj: &mut Obj<'_>, problems: &mut Problems, expected_t
 /// Reads `metadata`.
 pub(crate) fn read_metadata(obj: &mut Obj<'_>, problems: &mut Problems) -> Metadata {
     let mut metadata = Metadata::default();
-    let Some((v, p)) = obj.req("metadata", problems) else { return metadata };
-    let Some(mut m) = Obj::new(v, &p, problems, "`metadata`") else { return metadata };
+    let Some((v, p)) = obj.req("metadata", problems) else {
+        return metadata;
+    };
+    let Some(mut m) = Obj::new(v, &p, problems, "`metadata`") else {
+        return metadata;
+    };
     if let Some((v, np)) = m.req("name", problems) {
         if let Some(name) = read::nonempty_string(v, &np, problems, "metadata `name`") {
             metadata.name = name.to_owned();
@@ -131,7 +144,7 @@ pub(crate) fn read_metadata(obj: &mut Obj<'_>, problems: &mut Problems) -> Metad
 
 /// Reads an Animation from parsed JSON, recording every problem.
 pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<AnimationFile> {
-    let mut obj = Obj::new(root, "", problems, "an Animation file")?;
+    let mut obj = Obj::new(root, &Root, problems, "an Animation file")?;
     let id = read_header(&mut obj, problems, "animation");
     let metadata = read_metadata(&mut obj, problems);
     let settings = obj
@@ -141,7 +154,10 @@ pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<An
     if !obj.has("settings") {
         problems.error("", "missing required field `settings`");
     }
-    let molang = obj.opt("molang").map(|(v, p)| read_molang(v, &p, problems)).unwrap_or_default();
+    let molang = obj
+        .opt("molang")
+        .map(|(v, p)| read_molang(v, &p, problems))
+        .unwrap_or_default();
     if settings.playback.mode == PlaybackMode::ServerSync && molang.tick.is_some() {
         problems.error(
             "/molang/tick",
@@ -150,7 +166,12 @@ pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<An
     }
 
     let (nodes, node_ids) = match obj.req("nodes", problems) {
-        Some((v, p)) => (read_nodes(v, &p, problems), v.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default()),
+        Some((v, p)) => (
+            read_nodes(v, &p, problems),
+            v.as_object()
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default(),
+        ),
         None => (Vec::new(), Vec::new()),
     };
 
@@ -179,17 +200,40 @@ pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<An
     check_event_refs(&event_refs, &nodes, &node_ids, problems);
     obj.finish(
         problems,
-        &["type", "schema_version", "id", "metadata", "settings", "molang", "nodes", "timeline", "target_minecraft_version"],
+        &[
+            "type",
+            "schema_version",
+            "id",
+            "metadata",
+            "settings",
+            "molang",
+            "nodes",
+            "timeline",
+            "target_minecraft_version",
+        ],
     );
     if problems.has_errors() {
         return None;
     }
-    Some(AnimationFile { id: id?, metadata, settings, molang, nodes, timeline })
+    Some(AnimationFile {
+        id: id?,
+        metadata,
+        settings,
+        molang,
+        nodes,
+        timeline,
+    })
 }
 
-fn read_molang(value: &Value, pointer: &str, problems: &mut Problems) -> super::animation::MolangPrograms {
+fn read_molang(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> super::animation::MolangPrograms {
     let mut out = MolangPrograms::default();
-    let Some(mut obj) = Obj::new(value, pointer, problems, "`molang`") else { return out };
+    let Some(mut obj) = Obj::new(value, pointer, problems, "`molang`") else {
+        return out;
+    };
     for key in ["initialize", "tick"] {
         if let Some((v, p)) = obj.opt(key) {
             let program = read::string(v, &p, problems, &format!("`molang.{key}`"))
@@ -206,11 +250,13 @@ fn read_molang(value: &Value, pointer: &str, problems: &mut Problems) -> super::
 }
 
 /// Reads `nodes`, resolves parents and spaces, and checks the space rules.
-fn read_nodes(value: &Value, pointer: &str, problems: &mut Problems) -> Vec<Node> {
-    let Some(obj) = Obj::new(value, pointer, problems, "`nodes`") else { return Vec::new() };
+fn read_nodes(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Vec<Node> {
+    let Some(obj) = Obj::new(value, pointer, problems, "`nodes`") else {
+        return Vec::new();
+    };
     let mut raw: Vec<RawNode> = Vec::new();
     for (id, v) in obj.entries() {
-        let p = join_pointer(pointer, id);
+        let p = field(pointer, id);
         if id.is_empty() {
             problems.error(&p, "a node id must not be empty");
             continue;
@@ -222,13 +268,17 @@ fn read_nodes(value: &Value, pointer: &str, problems: &mut Problems) -> Vec<Node
     if obj.entries().next().is_none() {
         problems.error(pointer, "`nodes` must contain at least one node");
     }
-    let index: HashMap<&str, usize> = raw.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
+    let index: HashMap<&str, usize> = raw
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.id.as_str(), i))
+        .collect();
 
     // Resolve each node's root space by walking parents, detecting missing parents and cycles.
     let mut spaces: Vec<Option<Space>> = vec![None; raw.len()];
     let mut depth: Vec<usize> = vec![0; raw.len()];
     for (i, node) in raw.iter().enumerate() {
-        let node_pointer = join_pointer(pointer, &node.id);
+        let node_pointer = field(pointer, &node.id);
         let mut chain = vec![i];
         let mut current = i;
         loop {
@@ -242,10 +292,15 @@ fn read_nodes(value: &Value, pointer: &str, problems: &mut Problems) -> Vec<Node
                     Some(&next) if chain.contains(&next) => {
                         // Report a cycle once, at its first member in file order.
                         if chain.first() == Some(&next) || next == i {
-                            let names: Vec<&str> = chain.iter().map(|&c| raw[c].id.as_str()).collect();
+                            let names: Vec<&str> =
+                                chain.iter().map(|&c| raw[c].id.as_str()).collect();
                             problems.error(
-                                &join_pointer(&node_pointer, "parent"),
-                                format!("parent links cannot form a cycle: {} → {}", names.join(" → "), raw[next].id),
+                                &field(&node_pointer, "parent"),
+                                format!(
+                                    "parent links cannot form a cycle: {} → {}",
+                                    names.join(" → "),
+                                    raw[next].id
+                                ),
                             );
                         }
                         break;
@@ -257,7 +312,7 @@ fn read_nodes(value: &Value, pointer: &str, problems: &mut Problems) -> Vec<Node
                     None => {
                         if current == i {
                             problems.error(
-                                &join_pointer(&node_pointer, "parent"),
+                                &field(&node_pointer, "parent"),
                                 format!("parent `{parent}` is not a node of this file"),
                             );
                         }
@@ -271,19 +326,27 @@ fn read_nodes(value: &Value, pointer: &str, problems: &mut Problems) -> Vec<Node
 
     let mut nodes = Vec::with_capacity(raw.len());
     for (i, node) in raw.into_iter().enumerate() {
-        let (Some(space), Some(attachment), Some(kind)) = (spaces[i], node.attachment, node.kind) else {
+        let (Some(space), Some(attachment), Some(kind)) = (spaces[i], node.attachment, node.kind)
+        else {
             continue;
         };
         if let NodeKind::Item { content, skin, .. } = &kind {
-            if let (ItemContent::ParticipantHand(_), Some(p)) = (content, &node.item_source_pointer) {
+            if let (ItemContent::ParticipantHand(_), Some(p)) = (content, &node.item_source_pointer)
+            {
                 if space == Space::Scene {
-                    problems.error(p, "participant-hand items must inherit initiator or partner space, not scene");
+                    problems.error(
+                        p.as_str(),
+                        "participant-hand items must inherit initiator or partner space, not scene",
+                    );
                 }
             }
             if let Some(skin) = skin {
                 let expected = match space {
                     Space::Scene => {
-                        problems.error(&node.skin_pointer, "scene-space nodes do not support skin binding");
+                        problems.error(
+                            node.skin_pointer.as_str(),
+                            "scene-space nodes do not support skin binding",
+                        );
                         None
                     }
                     Space::Initiator => Some(Participant::Initiator),
@@ -292,12 +355,24 @@ fn read_nodes(value: &Value, pointer: &str, problems: &mut Problems) -> Vec<Node
                 if expected.is_some_and(|e| e != skin.participant) {
                     problems.error(
                         &node.skin_pointer,
-                        format!("skin `participant` must match the node's inherited space `{}`", space.name()),
+                        format!(
+                            "skin `participant` must match the node's inherited space `{}`",
+                            space.name()
+                        ),
                     );
                 }
             }
         }
-        nodes.push((depth[i], Node { id: node.id, attachment, space, transform: node.transform, kind }));
+        nodes.push((
+            depth[i],
+            Node {
+                id: node.id,
+                attachment,
+                space,
+                transform: node.transform,
+                kind,
+            },
+        ));
     }
     nodes.sort_by(|(da, a), (db, b)| da.cmp(db).then_with(|| a.id.cmp(&b.id)));
     nodes.into_iter().map(|(_, n)| n).collect()
@@ -305,21 +380,28 @@ fn read_nodes(value: &Value, pointer: &str, problems: &mut Problems) -> Vec<Node
 
 fn read_tracks(
     value: &Value,
-    pointer: &str,
+    pointer: &dyn JsonPointer,
     problems: &mut Problems,
     duration: Option<u32>,
     nodes: &[Node],
     node_ids: &[String],
 ) -> BTreeMap<String, NodeTracks> {
     let mut out = BTreeMap::new();
-    let Some(obj) = Obj::new(value, pointer, problems, "`tracks`") else { return out };
+    let Some(obj) = Obj::new(value, pointer, problems, "`tracks`") else {
+        return out;
+    };
     for (node_id, channels) in obj.entries() {
-        let np = join_pointer(pointer, node_id);
+        let np = field(pointer, node_id);
         let node = nodes.iter().find(|n| &n.id == node_id);
         if !node_ids.contains(node_id) {
-            problems.error(&np, format!("tracks name node `{node_id}`, which is not in `nodes`"));
+            problems.error(
+                &np,
+                format!("tracks name node `{node_id}`, which is not in `nodes`"),
+            );
         }
-        let Some(mut ch) = Obj::new(channels, &np, problems, "a node's tracks") else { continue };
+        let Some(mut ch) = Obj::new(channels, &np, problems, "a node's tracks") else {
+            continue;
+        };
         let mut tracks = NodeTracks::default();
         for channel in ["position", "rotation", "scale"] {
             if let Some((v, p)) = ch.opt(channel) {
@@ -333,7 +415,10 @@ fn read_tracks(
         }
         if let Some((v, p)) = ch.opt("visible") {
             if node.is_some_and(|n| !n.kind.is_display()) {
-                problems.error(&p, "anchor nodes cannot have a `visible` track: they create no entity");
+                problems.error(
+                    &p,
+                    "anchor nodes cannot have a `visible` track: they create no entity",
+                );
             }
             tracks.visible = read_visibility_track(v, &p, problems, duration);
         }
@@ -343,14 +428,22 @@ fn read_tracks(
     out
 }
 
-fn check_event_refs(refs: &[NodeRef], nodes: &[Node], node_ids: &[String], problems: &mut Problems) {
+fn check_event_refs(
+    refs: &[NodeRef],
+    nodes: &[Node],
+    node_ids: &[String],
+    problems: &mut Problems,
+) {
     for r in refs {
         match nodes.iter().find(|n| n.id == r.node) {
             None if node_ids.contains(&r.node) => {}
             None => problems.error(&r.pointer, format!("node `{}` is not in `nodes`", r.node)),
             Some(n) if r.as_source && !n.kind.is_display() => problems.error(
                 &r.pointer,
-                format!("a `node` source must be a display node; `{}` is an anchor and has no entity", r.node),
+                format!(
+                    "a `node` source must be a display node; `{}` is an anchor and has no entity",
+                    r.node
+                ),
             ),
             Some(_) => {}
         }

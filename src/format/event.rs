@@ -3,7 +3,7 @@
 use serde_json::Value;
 use valence::math::Vec3;
 
-use super::problem::{join_pointer, Problems};
+use super::problem::{field, index, JsonPointer, Problems};
 use super::read::{self, Obj};
 
 /// Who runs an event's commands.
@@ -71,8 +71,18 @@ pub struct Events {
 /// The commands emoted's dispatcher runs. Anything else is refused at load,
 /// not discovered at run time.
 pub const KNOWN_COMMANDS: &[&str] = &[
-    "say", "tellraw", "title", "particle", "playsound", "stopsound", "tp", "teleport", "gamemode",
-    "function", "emote", "data",
+    "say",
+    "tellraw",
+    "title",
+    "particle",
+    "playsound",
+    "stopsound",
+    "tp",
+    "teleport",
+    "gamemode",
+    "function",
+    "emote",
+    "data",
 ];
 
 /// Checks one command string: nonempty, no leading `/`, a known command.
@@ -108,7 +118,7 @@ pub(crate) struct NodeRef {
 
 fn read_event(
     value: &Value,
-    pointer: &str,
+    pointer: &dyn JsonPointer,
     problems: &mut Problems,
     timed: bool,
     refs: &mut Vec<NodeRef>,
@@ -124,16 +134,27 @@ fn read_event(
     let source = obj.req("source", problems).and_then(|(v, p)| {
         let mut src = Obj::new(v, &p, problems, "`source`")?;
         let ty = src.req("type", problems).and_then(|(v, tp)| {
-            read::one_of(v, &tp, problems, "source `type`", &[("player", 0), ("server", 1), ("node", 2)])
+            read::one_of(
+                v,
+                &tp,
+                problems,
+                "source `type`",
+                &[("player", 0), ("server", 1), ("node", 2)],
+            )
         });
         let node = src.opt("node");
         let result = match (ty, node) {
             (Some(0), None) => Some(EventSource::Player),
             (Some(1), None) => Some(EventSource::Server),
-            (Some(2), Some((v, np))) => read::nonempty_string(v, &np, problems, "source `node`").map(|n| {
-                refs.push(NodeRef { node: n.to_owned(), pointer: np.clone(), as_source: true });
-                EventSource::Node(n.to_owned())
-            }),
+            (Some(2), Some((v, np))) => read::nonempty_string(v, &np, problems, "source `node`")
+                .map(|n| {
+                    refs.push(NodeRef {
+                        node: n.to_owned(),
+                        pointer: np.render(),
+                        as_source: true,
+                    });
+                    EventSource::Node(n.to_owned())
+                }),
             (Some(2), None) => {
                 problems.error(&p, "a `node` source requires `node`");
                 None
@@ -150,15 +171,26 @@ fn read_event(
     let origin = obj.req("origin", problems).and_then(|(v, p)| {
         let mut org = Obj::new(v, &p, problems, "`origin`")?;
         let ty = org.req("type", problems).and_then(|(v, tp)| {
-            read::one_of(v, &tp, problems, "origin `type`", &[("root", false), ("node", true)])
+            read::one_of(
+                v,
+                &tp,
+                problems,
+                "origin `type`",
+                &[("root", false), ("node", true)],
+            )
         });
         let node = org.opt("node");
         let anchor = match (ty, node) {
             (Some(false), None) => Some(OriginAnchor::Root),
-            (Some(true), Some((v, np))) => read::nonempty_string(v, &np, problems, "origin `node`").map(|n| {
-                refs.push(NodeRef { node: n.to_owned(), pointer: np.clone(), as_source: false });
-                OriginAnchor::Node(n.to_owned())
-            }),
+            (Some(true), Some((v, np))) => read::nonempty_string(v, &np, problems, "origin `node`")
+                .map(|n| {
+                    refs.push(NodeRef {
+                        node: n.to_owned(),
+                        pointer: np.render(),
+                        as_source: false,
+                    });
+                    OriginAnchor::Node(n.to_owned())
+                }),
             (Some(true), None) => {
                 problems.error(&p, "a `node` origin requires `node`");
                 None
@@ -174,7 +206,10 @@ fn read_event(
             None => Some(Vec3::ZERO),
         };
         org.finish(problems, &["type", "node", "offset"]);
-        Some(EventOrigin { anchor: anchor?, offset: offset? })
+        Some(EventOrigin {
+            anchor: anchor?,
+            offset: offset?,
+        })
     });
     let commands = obj.req("commands", problems).and_then(|(v, p)| {
         let Value::Array(items) = v else {
@@ -187,7 +222,7 @@ fn read_event(
         }
         let mut out = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
-            let ip = join_pointer(&p, &i.to_string());
+            let ip = index(&p, i);
             if let Some(s) = read::string(item, &ip, problems, "a command") {
                 match check_command(s) {
                     Ok(()) => out.push(s.trim().to_owned()),
@@ -198,14 +233,18 @@ fn read_event(
         (out.len() == items.len()).then_some(out)
     });
     obj.finish(problems, &["time", "source", "origin", "commands"]);
-    let event = CommandEvent { source: source?, origin: origin?, commands: commands? };
+    let event = CommandEvent {
+        source: source?,
+        origin: origin?,
+        commands: commands?,
+    };
     Some((time.map(|(t, _)| t), event))
 }
 
 /// Reads `timeline.events`. `duration_ticks` is used for the "before the end" rule.
 pub(crate) fn read_events(
     value: &Value,
-    pointer: &str,
+    pointer: &dyn JsonPointer,
     problems: &mut Problems,
     duration_ticks: Option<u32>,
     refs: &mut Vec<NodeRef>,
@@ -215,23 +254,35 @@ pub(crate) fn read_events(
         return events;
     };
     for group in ["start", "timeline", "loop", "stop"] {
-        let Some((v, p)) = obj.opt(group) else { continue };
+        let Some((v, p)) = obj.opt(group) else {
+            continue;
+        };
         let Value::Array(items) = v else {
-            problems.error(&p, format!("the `{group}` event group must be an array of events"));
+            problems.error(
+                &p,
+                format!("the `{group}` event group must be an array of events"),
+            );
             continue;
         };
         let mut previous: Option<u32> = None;
         for (i, item) in items.iter().enumerate() {
-            let ip = join_pointer(&p, &i.to_string());
+            let ip = index(&p, i);
             let timed = group == "timeline";
-            let Some((time, event)) = read_event(item, &ip, problems, timed, refs) else { continue };
+            let Some((time, event)) = read_event(item, &ip, problems, timed, refs) else {
+                continue;
+            };
             match group {
                 "timeline" => {
                     let Some(t) = time else { continue };
-                    let tp = join_pointer(&ip, "time");
+                    let tp = field(&ip, "time");
                     if let Some(prev) = previous {
                         if t < prev {
-                            problems.error(&tp, format!("timeline events must be ordered by time: {t}t follows {prev}t"));
+                            problems.error(
+                                &tp,
+                                format!(
+                                    "timeline events must be ordered by time: {t}t follows {prev}t"
+                                ),
+                            );
                         }
                     }
                     if let Some(d) = duration_ticks {
@@ -240,7 +291,10 @@ pub(crate) fn read_events(
                         }
                     }
                     previous = Some(t);
-                    events.timeline.push(TimedEvent { time_ticks: t, event });
+                    events.timeline.push(TimedEvent {
+                        time_ticks: t,
+                        event,
+                    });
                 }
                 "start" => events.start.push(event),
                 "loop" => events.on_loop.push(event),
@@ -260,9 +314,13 @@ mod tests {
     fn commands() {
         assert!(check_command("say hi").is_ok());
         assert!(check_command("data merge entity @s {Glowing:1b}").is_ok());
-        assert!(check_command("/say hi").unwrap_err().contains("do not start with `/`"));
+        assert!(check_command("/say hi")
+            .unwrap_err()
+            .contains("do not start with `/`"));
         assert!(check_command("   ").is_err());
-        assert!(check_command("kill @a").unwrap_err().contains("unknown command `kill`"));
+        assert!(check_command("kill @a")
+            .unwrap_err()
+            .contains("unknown command `kill`"));
         assert!(check_command("data get entity @s").is_err());
     }
 }

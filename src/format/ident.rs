@@ -83,7 +83,16 @@ mod tests {
 
     #[test]
     fn invalid_ids() {
-        for id in ["wave", "Example:wave", "example:Wave", ":wave", "example:", "ex/ample:wave", "a:b c", "a:b:c"] {
+        for id in [
+            "wave",
+            "Example:wave",
+            "example:Wave",
+            ":wave",
+            "example:",
+            "ex/ample:wave",
+            "a:b c",
+            "a:b:c",
+        ] {
             assert!(EmoteId::parse(id).is_err(), "{id}");
         }
     }

@@ -86,10 +86,7 @@ pub fn parse_emote_json(text: &str) -> FileReport {
         Err(e) => {
             return FileReport {
                 file: None,
-                problems: vec![Problem::error(
-                    "",
-                    format!("not valid JSON: {e}"),
-                )],
+                problems: vec![Problem::error("", format!("not valid JSON: {e}"))],
             }
         }
     };
@@ -100,14 +97,22 @@ pub fn parse_emote_json(text: &str) -> FileReport {
 pub fn parse_emote_value(value: &serde_json::Value) -> FileReport {
     let mut problems = Problems::new();
     let file = match value.get("type").and_then(|t| t.as_str()) {
-        Some("animation") => animation::read_animation(value, &mut problems).map(EmoteFile::Animation),
+        Some("animation") => {
+            animation::read_animation(value, &mut problems).map(EmoteFile::Animation)
+        }
         Some("sequence") => sequence::read_sequence(value, &mut problems).map(EmoteFile::Sequence),
         Some(other) => {
-            problems.error("/type", format!("`type` must be \"animation\" or \"sequence\", found \"{other}\""));
+            problems.error(
+                "/type",
+                format!("`type` must be \"animation\" or \"sequence\", found \"{other}\""),
+            );
             None
         }
         None if value.is_object() => {
-            problems.error("", "missing required field `type` (\"animation\" or \"sequence\")");
+            problems.error(
+                "",
+                "missing required field `type` (\"animation\" or \"sequence\")",
+            );
             None
         }
         None => {
@@ -115,7 +120,10 @@ pub fn parse_emote_value(value: &serde_json::Value) -> FileReport {
             None
         }
     };
-    FileReport { file, problems: problems.into_vec() }
+    FileReport {
+        file,
+        problems: problems.into_vec(),
+    }
 }
 
 /// Reads raw bytes: refuses more than [`MAX_FILE_BYTES`] and text that is not UTF-8.
@@ -137,7 +145,9 @@ fn too_large(len: u64) -> FileReport {
         file: None,
         problems: vec![Problem::error(
             "",
-            format!("file is {len} bytes; emote files are limited to 8 MiB ({MAX_FILE_BYTES} bytes)"),
+            format!(
+                "file is {len} bytes; emote files are limited to 8 MiB ({MAX_FILE_BYTES} bytes)"
+            ),
         )],
     }
 }

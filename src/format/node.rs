@@ -5,7 +5,7 @@ use valence::math::Vec3;
 use valence::nbt::Compound;
 use valence::{BlockState, ItemStack, Text};
 
-use super::problem::Problems;
+use super::problem::{JsonPointer, Problems};
 use super::read::{self, Obj};
 use super::snbt::{self, DisplayKind};
 
@@ -215,9 +215,9 @@ impl NodeKind {
     pub fn display(&self) -> Option<&DisplayCommon> {
         match self {
             NodeKind::Anchor => None,
-            NodeKind::Item { common, .. } | NodeKind::Block { common, .. } | NodeKind::Text { common, .. } => {
-                Some(common)
-            }
+            NodeKind::Item { common, .. }
+            | NodeKind::Block { common, .. }
+            | NodeKind::Text { common, .. } => Some(common),
         }
     }
 
@@ -249,8 +249,18 @@ const SPACES: &[(&str, Space)] = &[
 ];
 
 const NODE_FIELDS: &[&str] = &[
-    "type", "space", "parent", "transform", "visible", "entity_nbt", "skin", "item_stack_snbt",
-    "item_source", "item_display", "block_state_snbt", "text",
+    "type",
+    "space",
+    "parent",
+    "transform",
+    "visible",
+    "entity_nbt",
+    "skin",
+    "item_stack_snbt",
+    "item_source",
+    "item_display",
+    "block_state_snbt",
+    "text",
 ];
 
 /// A node as read, before its space is resolved through its parents.
@@ -265,37 +275,48 @@ pub(crate) struct RawNode {
 }
 
 /// Reads one node object; space-dependent rules are checked later.
-pub(crate) fn read_node(id: &str, value: &Value, pointer: &str, problems: &mut Problems) -> Option<RawNode> {
+pub(crate) fn read_node(
+    id: &str,
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<RawNode> {
     let mut obj = Obj::new(value, pointer, problems, "a node")?;
-    let type_name = obj
-        .req("type", problems)
-        .and_then(|(v, p)| {
-            read::one_of(
-                v,
-                &p,
-                problems,
-                "node `type`",
-                &[
-                    ("item_display", "item_display"),
-                    ("block_display", "block_display"),
-                    ("text_display", "text_display"),
-                    ("anchor", "anchor"),
-                ],
-            )
-        });
+    let type_name = obj.req("type", problems).and_then(|(v, p)| {
+        read::one_of(
+            v,
+            &p,
+            problems,
+            "node `type`",
+            &[
+                ("item_display", "item_display"),
+                ("block_display", "block_display"),
+                ("text_display", "text_display"),
+                ("anchor", "anchor"),
+            ],
+        )
+    });
 
     let space = obj.opt("space");
     let parent = obj.opt("parent");
     let attachment = match (space, parent) {
         (Some(_), Some((_, p))) => {
-            problems.error(&p, "a node declares either `space` (root) or `parent` (child), not both");
+            problems.error(
+                &p,
+                "a node declares either `space` (root) or `parent` (child), not both",
+            );
             None
         }
-        (Some((v, p)), None) => read::one_of(v, &p, problems, "`space`", SPACES).map(Attachment::Root),
+        (Some((v, p)), None) => {
+            read::one_of(v, &p, problems, "`space`", SPACES).map(Attachment::Root)
+        }
         (None, Some((v, p))) => read::nonempty_string(v, &p, problems, "`parent`")
             .map(|s| Attachment::Parent(s.to_owned())),
         (None, None) => {
-            problems.error(pointer, "a root node needs `space` (scene, initiator or partner); a child needs `parent`");
+            problems.error(
+                pointer,
+                "a root node needs `space` (scene, initiator or partner); a child needs `parent`",
+            );
             None
         }
     };
@@ -305,22 +326,31 @@ pub(crate) fn read_node(id: &str, value: &Value, pointer: &str, problems: &mut P
         .and_then(|(v, p)| read_transform(v, &p, problems))
         .unwrap_or_default();
 
-    let mut skin_pointer = obj.at("skin");
+    let mut skin_pointer = String::new();
     let mut item_source_pointer = None;
     let kind = match type_name {
-        None => {
-            // Consume the type-specific fields so they are not reported as unknown too.
-            for key in NODE_FIELDS {
-                obj.opt(key);
-            }
-            None
-        }
+        None => None,
         Some("anchor") => {
             for key in ["visible", "entity_nbt"] {
-                obj.forbid(key, problems, &format!("anchor nodes do not support `{key}`: they create no entity"));
+                obj.forbid(
+                    key,
+                    problems,
+                    &format!("anchor nodes do not support `{key}`: they create no entity"),
+                );
             }
-            for key in ["skin", "item_stack_snbt", "item_source", "item_display", "block_state_snbt", "text"] {
-                obj.forbid(key, problems, &format!("`{key}` belongs to display nodes, not anchors"));
+            for key in [
+                "skin",
+                "item_stack_snbt",
+                "item_source",
+                "item_display",
+                "block_state_snbt",
+                "text",
+            ] {
+                obj.forbid(
+                    key,
+                    problems,
+                    &format!("`{key}` belongs to display nodes, not anchors"),
+                );
             }
             Some(NodeKind::Anchor)
         }
@@ -349,15 +379,30 @@ pub(crate) fn read_node(id: &str, value: &Value, pointer: &str, problems: &mut P
                     }
                 }
             });
-            let common = DisplayCommon { visible, entity_nbt };
+            let common = DisplayCommon {
+                visible,
+                entity_nbt,
+            };
             if display_kind != DisplayKind::Item {
-                obj.forbid("skin", problems, "`skin` is only supported on item_display nodes");
+                obj.forbid(
+                    "skin",
+                    problems,
+                    "`skin` is only supported on item_display nodes",
+                );
                 for key in ["item_stack_snbt", "item_source", "item_display"] {
-                    obj.forbid(key, problems, &format!("`{key}` belongs to item_display nodes"));
+                    obj.forbid(
+                        key,
+                        problems,
+                        &format!("`{key}` belongs to item_display nodes"),
+                    );
                 }
             }
             if display_kind != DisplayKind::Block {
-                obj.forbid("block_state_snbt", problems, "`block_state_snbt` belongs to block_display nodes");
+                obj.forbid(
+                    "block_state_snbt",
+                    problems,
+                    "`block_state_snbt` belongs to block_display nodes",
+                );
             }
             if display_kind != DisplayKind::Text {
                 obj.forbid("text", problems, "`text` belongs to text_display nodes");
@@ -391,12 +436,18 @@ pub(crate) fn read_node(id: &str, value: &Value, pointer: &str, problems: &mut P
                             })
                         }
                         (None, Some((v, p))) => {
-                            item_source_pointer = Some(p.clone());
+                            item_source_pointer = Some(p.render());
                             read_item_source(v, &p, problems).map(ItemContent::ParticipantHand)
                         }
                     };
                     let context = obj.req("item_display", problems).and_then(|(v, p)| {
-                        read::one_of(v, &p, problems, "`item_display` context", &ItemDisplayContext::ALL)
+                        read::one_of(
+                            v,
+                            &p,
+                            problems,
+                            "`item_display` context",
+                            &ItemDisplayContext::ALL,
+                        )
                     });
                     let skin = obj.opt("skin").and_then(|(v, p)| {
                         if matches!(content, Some(ItemContent::ParticipantHand(_))) {
@@ -407,7 +458,12 @@ pub(crate) fn read_node(id: &str, value: &Value, pointer: &str, problems: &mut P
                         Some(binding)
                     });
                     match (content, context) {
-                        (Some(content), Some(context)) => Some(NodeKind::Item { content, context, skin, common }),
+                        (Some(content), Some(context)) => Some(NodeKind::Item {
+                            content,
+                            context,
+                            skin,
+                            common,
+                        }),
                         _ => None,
                     }
                 }
@@ -439,21 +495,35 @@ pub(crate) fn read_node(id: &str, value: &Value, pointer: &str, problems: &mut P
 }
 
 /// Reads a JSON text component (an object or a plain string).
-pub(crate) fn read_text(value: &Value, pointer: &str, problems: &mut Problems) -> Option<Text> {
+pub(crate) fn read_text(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<Text> {
     if !matches!(value, Value::Object(_) | Value::String(_)) {
-        problems.error(pointer, "`text` must be a JSON text component: an object such as {\"text\":\"Hi\"} or a string");
+        problems.error(
+            pointer,
+            "`text` must be a JSON text component: an object such as {\"text\":\"Hi\"} or a string",
+        );
         return None;
     }
     match serde_json::from_value::<Text>(value.clone()) {
         Ok(text) => Some(text),
         Err(e) => {
-            problems.error(pointer, format!("`text` is not a valid text component: {e}"));
+            problems.error(
+                pointer,
+                format!("`text` is not a valid text component: {e}"),
+            );
             None
         }
     }
 }
 
-fn read_transform(value: &Value, pointer: &str, problems: &mut Problems) -> Option<Transform> {
+fn read_transform(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<Transform> {
     let mut obj = Obj::new(value, pointer, problems, "`transform`")?;
     let mut transform = Transform::default();
     let mut ok = true;
@@ -474,19 +544,39 @@ fn read_transform(value: &Value, pointer: &str, problems: &mut Problems) -> Opti
     ok.then_some(transform)
 }
 
-fn read_item_source(value: &Value, pointer: &str, problems: &mut Problems) -> Option<Arm> {
+fn read_item_source(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<Arm> {
     let mut obj = Obj::new(value, pointer, problems, "`item_source`")?;
     let ty = obj.req("type", problems).and_then(|(v, p)| {
-        read::one_of(v, &p, problems, "`item_source.type`", &[("participant_hand", ())])
+        read::one_of(
+            v,
+            &p,
+            problems,
+            "`item_source.type`",
+            &[("participant_hand", ())],
+        )
     });
     let arm = obj.req("arm", problems).and_then(|(v, p)| {
-        read::one_of(v, &p, problems, "`arm`", &[("left", Arm::Left), ("right", Arm::Right)])
+        read::one_of(
+            v,
+            &p,
+            problems,
+            "`arm`",
+            &[("left", Arm::Left), ("right", Arm::Right)],
+        )
     });
     obj.finish(problems, &["type", "arm"]);
     ty.and(arm)
 }
 
-fn read_skin(value: &Value, pointer: &str, problems: &mut Problems) -> Option<(SkinBinding, String)> {
+fn read_skin(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<(SkinBinding, String)> {
     let mut obj = Obj::new(value, pointer, problems, "`skin`")?;
     let (participant, participant_pointer) = match obj.opt("participant") {
         Some((v, p)) => (
@@ -495,11 +585,14 @@ fn read_skin(value: &Value, pointer: &str, problems: &mut Problems) -> Option<(S
                 &p,
                 problems,
                 "`participant`",
-                &[("initiator", Participant::Initiator), ("partner", Participant::Partner)],
+                &[
+                    ("initiator", Participant::Initiator),
+                    ("partner", Participant::Partner),
+                ],
             ),
-            p,
+            p.render(),
         ),
-        None => (Some(Participant::Initiator), pointer.to_owned()),
+        None => (Some(Participant::Initiator), pointer.render()),
     };
     let part = obj.req("part", problems).and_then(|(v, p)| {
         read::one_of(

@@ -73,14 +73,14 @@ impl Problems {
         Self::default()
     }
 
-    /// Records an error.
-    pub fn error(&mut self, pointer: &str, message: impl Into<String>) {
-        self.list.push(Problem::error(pointer, message));
+    /// Records an error at `pointer` (rendered now, as problems are rare).
+    pub fn error<P: JsonPointer + ?Sized>(&mut self, pointer: &P, message: impl Into<String>) {
+        self.list.push(Problem::error(pointer.render(), message));
     }
 
-    /// Records a warning.
-    pub fn warning(&mut self, pointer: &str, message: impl Into<String>) {
-        self.list.push(Problem::warning(pointer, message));
+    /// Records a warning at `pointer`.
+    pub fn warning<P: JsonPointer + ?Sized>(&mut self, pointer: &P, message: impl Into<String>) {
+        self.list.push(Problem::warning(pointer.render(), message));
     }
 
     /// Records an already built problem.
@@ -109,10 +109,82 @@ impl Problems {
     }
 }
 
-/// Appends one reference token to a JSON pointer, escaping `~` and `/` (RFC 6901).
-pub fn join_pointer(base: &str, token: &str) -> String {
-    let mut out = String::with_capacity(base.len() + token.len() + 1);
-    out.push_str(base);
+/// A place in a JSON document, rendered as an RFC 6901 pointer only when a
+/// problem is recorded. Readers pass these down instead of strings, so a
+/// valid file costs no pointer allocations at all.
+pub trait JsonPointer {
+    /// Appends the rendered pointer to `out`.
+    fn write_to(&self, out: &mut String);
+
+    /// The rendered pointer, e.g. `/nodes/hand/transform`.
+    fn render(&self) -> String {
+        let mut out = String::new();
+        self.write_to(&mut out);
+        out
+    }
+}
+
+impl JsonPointer for str {
+    fn write_to(&self, out: &mut String) {
+        out.push_str(self);
+    }
+}
+
+impl JsonPointer for String {
+    fn write_to(&self, out: &mut String) {
+        out.push_str(self);
+    }
+}
+
+/// The whole document (`""`).
+#[derive(Clone, Copy, Debug)]
+pub struct Root;
+
+impl JsonPointer for Root {
+    fn write_to(&self, _out: &mut String) {}
+}
+
+/// A member of an object: `base` + `/key`.
+#[derive(Clone, Copy)]
+pub struct Field<'a> {
+    base: &'a dyn JsonPointer,
+    key: &'a str,
+}
+
+impl JsonPointer for Field<'_> {
+    fn write_to(&self, out: &mut String) {
+        self.base.write_to(out);
+        push_token(out, self.key);
+    }
+}
+
+/// An element of an array: `base` + `/index`.
+#[derive(Clone, Copy)]
+pub struct Index<'a> {
+    base: &'a dyn JsonPointer,
+    index: usize,
+}
+
+impl JsonPointer for Index<'_> {
+    fn write_to(&self, out: &mut String) {
+        self.base.write_to(out);
+        out.push('/');
+        out.push_str(&self.index.to_string());
+    }
+}
+
+/// The pointer to member `key` of the object at `base`.
+pub fn field<'a>(base: &'a dyn JsonPointer, key: &'a str) -> Field<'a> {
+    Field { base, key }
+}
+
+/// The pointer to element `index` of the array at `base`.
+pub fn index(base: &dyn JsonPointer, index: usize) -> Index<'_> {
+    Index { base, index }
+}
+
+/// Appends one reference token, escaping `~` and `/` (RFC 6901).
+fn push_token(out: &mut String, token: &str) {
     out.push('/');
     for ch in token.chars() {
         match ch {
@@ -121,6 +193,12 @@ pub fn join_pointer(base: &str, token: &str) -> String {
             c => out.push(c),
         }
     }
+}
+
+/// Appends one reference token to a rendered JSON pointer.
+pub fn join_pointer(base: &str, token: &str) -> String {
+    let mut out = base.to_owned();
+    push_token(&mut out, token);
     out
 }
 
@@ -132,12 +210,18 @@ mod tests {
     fn pointer_tokens_are_escaped() {
         assert_eq!(join_pointer("", "nodes"), "/nodes");
         assert_eq!(join_pointer("/nodes", "a/b~c"), "/nodes/a~1b~0c");
+        let nodes = field(&Root, "nodes");
+        assert_eq!(field(&nodes, "a/b~c").render(), "/nodes/a~1b~0c");
+        assert_eq!(index(&field(&nodes, "k"), 3).render(), "/nodes/k/3");
     }
 
     #[test]
     fn display_names_pointer_and_rule() {
         let p = Problem::error("/id", "must be a lowercase namespace:path identifier");
-        assert_eq!(p.to_string(), "/id: must be a lowercase namespace:path identifier");
+        assert_eq!(
+            p.to_string(),
+            "/id: must be a lowercase namespace:path identifier"
+        );
         let w = Problem::warning("/x", "ignored");
         assert_eq!(w.to_string(), "/x: warning: ignored");
     }

@@ -5,79 +5,83 @@
 use serde_json::{Map, Value};
 use valence::math::Vec3;
 
-use super::problem::{join_pointer, Problems};
+use super::problem::{field, index, Field, JsonPointer, Problems};
 use super::time::{parse_time, ticks_from_number};
 
-/// An object being read: remembers which keys were consumed so the rest can
-/// be reported as unknown fields.
+/// An object being read. Fields are taken with [`Obj::opt`] and [`Obj::req`];
+/// [`Obj::finish`] reports every key outside the allowed list as unknown.
 pub(crate) struct Obj<'a> {
     map: &'a Map<String, Value>,
-    pointer: String,
-    seen: Vec<&'a str>,
+    pointer: &'a dyn JsonPointer,
 }
 
 impl<'a> Obj<'a> {
     /// Starts reading `value` as an object; records an error if it is not one.
-    pub(crate) fn new(value: &'a Value, pointer: &str, problems: &mut Problems, what: &str) -> Option<Self> {
+    pub(crate) fn new(
+        value: &'a Value,
+        pointer: &'a dyn JsonPointer,
+        problems: &mut Problems,
+        what: &str,
+    ) -> Option<Self> {
         match value {
-            Value::Object(map) => Some(Self {
-                map,
-                pointer: pointer.to_owned(),
-                seen: Vec::new(),
-            }),
+            Value::Object(map) => Some(Self { map, pointer }),
             other => {
-                problems.error(pointer, format!("{what} must be an object, found {}", kind_of(other)));
+                problems.error(
+                    pointer,
+                    format!("{what} must be an object, found {}", kind_of(other)),
+                );
                 None
             }
         }
     }
 
-    /// The pointer of one of its fields.
-    pub(crate) fn at(&self, key: &str) -> String {
-        join_pointer(&self.pointer, key)
-    }
-
-    /// True when `key` is present (does not consume it).
+    /// True when `key` is present.
     pub(crate) fn has(&self, key: &str) -> bool {
         self.map.contains_key(key)
     }
 
     /// Takes an optional field.
-    pub(crate) fn opt(&mut self, key: &str) -> Option<(&'a Value, String)> {
+    pub(crate) fn opt(&mut self, key: &str) -> Option<(&'a Value, Field<'a>)> {
         let (k, v) = self.map.get_key_value(key)?;
-        self.seen.push(k.as_str());
-        Some((v, join_pointer(&self.pointer, key)))
+        Some((v, field(self.pointer, k.as_str())))
     }
 
     /// Takes a required field, recording `missing required field` when absent.
-    pub(crate) fn req(&mut self, key: &str, problems: &mut Problems) -> Option<(&'a Value, String)> {
+    pub(crate) fn req(
+        &mut self,
+        key: &str,
+        problems: &mut Problems,
+    ) -> Option<(&'a Value, Field<'a>)> {
         let found = self.opt(key);
         if found.is_none() {
-            problems.error(&self.pointer, format!("missing required field `{key}`"));
+            problems.error(self.pointer, format!("missing required field `{key}`"));
         }
         found
     }
 
-    /// Consumes a field that is not allowed here, recording `message` at it.
+    /// Records `message` at a field that is not allowed here.
     pub(crate) fn forbid(&mut self, key: &str, problems: &mut Problems, message: &str) {
         if let Some((_, ptr)) = self.opt(key) {
             problems.error(&ptr, message);
         }
     }
 
-    /// Records every field that was not consumed as unknown.
+    /// Records every field outside `allowed` as unknown.
     pub(crate) fn finish(self, problems: &mut Problems, allowed: &[&str]) {
         for key in self.map.keys() {
-            if !self.seen.contains(&key.as_str()) {
+            if !allowed.contains(&key.as_str()) {
                 problems.error(
-                    &join_pointer(&self.pointer, key),
-                    format!("unknown field `{key}`; allowed here: {}", allowed.join(", ")),
+                    &field(self.pointer, key),
+                    format!(
+                        "unknown field `{key}`; allowed here: {}",
+                        allowed.join(", ")
+                    ),
                 );
             }
         }
     }
 
-    /// The fields this object has, in file order.
+    /// The fields this object has.
     pub(crate) fn entries(&self) -> impl Iterator<Item = (&'a String, &'a Value)> {
         self.map.iter()
     }
@@ -95,17 +99,30 @@ pub(crate) fn kind_of(value: &Value) -> &'static str {
     }
 }
 
-pub(crate) fn string<'a>(value: &'a Value, pointer: &str, problems: &mut Problems, what: &str) -> Option<&'a str> {
+pub(crate) fn string<'a>(
+    value: &'a Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    what: &str,
+) -> Option<&'a str> {
     match value {
         Value::String(s) => Some(s),
         other => {
-            problems.error(pointer, format!("{what} must be a string, found {}", kind_of(other)));
+            problems.error(
+                pointer,
+                format!("{what} must be a string, found {}", kind_of(other)),
+            );
             None
         }
     }
 }
 
-pub(crate) fn nonempty_string<'a>(value: &'a Value, pointer: &str, problems: &mut Problems, what: &str) -> Option<&'a str> {
+pub(crate) fn nonempty_string<'a>(
+    value: &'a Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    what: &str,
+) -> Option<&'a str> {
     let s = string(value, pointer, problems, what)?;
     if s.trim().is_empty() {
         problems.error(pointer, format!("{what} must not be empty"));
@@ -114,18 +131,31 @@ pub(crate) fn nonempty_string<'a>(value: &'a Value, pointer: &str, problems: &mu
     Some(s)
 }
 
-pub(crate) fn boolean(value: &Value, pointer: &str, problems: &mut Problems, what: &str) -> Option<bool> {
+pub(crate) fn boolean(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    what: &str,
+) -> Option<bool> {
     match value {
         Value::Bool(b) => Some(*b),
         other => {
-            problems.error(pointer, format!("{what} must be true or false, found {}", kind_of(other)));
+            problems.error(
+                pointer,
+                format!("{what} must be true or false, found {}", kind_of(other)),
+            );
             None
         }
     }
 }
 
 /// A finite number that also fits a finite `f32`.
-pub(crate) fn finite_number(value: &Value, pointer: &str, problems: &mut Problems, what: &str) -> Option<f32> {
+pub(crate) fn finite_number(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    what: &str,
+) -> Option<f32> {
     match value.as_f64() {
         Some(n) if n.is_finite() && (n as f32).is_finite() => Some(n as f32),
         Some(_) => {
@@ -133,33 +163,53 @@ pub(crate) fn finite_number(value: &Value, pointer: &str, problems: &mut Problem
             None
         }
         None => {
-            problems.error(pointer, format!("{what} must be a number, found {}", kind_of(value)));
+            problems.error(
+                pointer,
+                format!("{what} must be a number, found {}", kind_of(value)),
+            );
             None
         }
     }
 }
 
 /// A nonnegative integer that fits `u32`.
-pub(crate) fn count(value: &Value, pointer: &str, problems: &mut Problems, what: &str, minimum: u32) -> Option<u32> {
+pub(crate) fn count(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    what: &str,
+    minimum: u32,
+) -> Option<u32> {
     match value.as_u64() {
         Some(n) if n >= u64::from(minimum) && n <= u64::from(u32::MAX) => Some(n as u32),
         _ => {
-            problems.error(pointer, format!("{what} must be a whole number of at least {minimum}, found {value}"));
+            problems.error(
+                pointer,
+                format!("{what} must be a whole number of at least {minimum}, found {value}"),
+            );
             None
         }
     }
 }
 
 /// Three finite numbers.
-pub(crate) fn vec3(value: &Value, pointer: &str, problems: &mut Problems, what: &str) -> Option<Vec3> {
+pub(crate) fn vec3(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    what: &str,
+) -> Option<Vec3> {
     let Some(items) = value.as_array().filter(|a| a.len() == 3) else {
-        problems.error(pointer, format!("{what} must be an array of three finite numbers"));
+        problems.error(
+            pointer,
+            format!("{what} must be an array of three finite numbers"),
+        );
         return None;
     };
     let mut out = [0.0f32; 3];
     let mut ok = true;
     for (i, item) in items.iter().enumerate() {
-        match finite_number(item, &join_pointer(pointer, &i.to_string()), problems, what) {
+        match finite_number(item, &index(pointer, i), problems, what) {
             Some(n) => out[i] = n,
             None => ok = false,
         }
@@ -168,7 +218,13 @@ pub(crate) fn vec3(value: &Value, pointer: &str, problems: &mut Problems, what: 
 }
 
 /// A time value (string with unit, or JSON number of ticks) of at least `minimum_ticks`.
-pub(crate) fn time(value: &Value, pointer: &str, problems: &mut Problems, what: &str, minimum_ticks: u32) -> Option<u32> {
+pub(crate) fn time(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    what: &str,
+    minimum_ticks: u32,
+) -> Option<u32> {
     let result = match value {
         Value::String(s) => parse_time(s, minimum_ticks),
         Value::Number(n) => match n.as_f64() {
@@ -181,7 +237,10 @@ pub(crate) fn time(value: &Value, pointer: &str, problems: &mut Problems, what: 
         other => {
             problems.error(
                 pointer,
-                format!("{what} must be a time such as \"20t\" or \"1.5s\", found {}", kind_of(other)),
+                format!(
+                    "{what} must be a time such as \"20t\" or \"1.5s\", found {}",
+                    kind_of(other)
+                ),
             );
             return None;
         }
@@ -198,7 +257,7 @@ pub(crate) fn time(value: &Value, pointer: &str, problems: &mut Problems, what: 
 /// Reads an enum given as one of `names`.
 pub(crate) fn one_of<T: Copy>(
     value: &Value,
-    pointer: &str,
+    pointer: &dyn JsonPointer,
     problems: &mut Problems,
     what: &str,
     names: &[(&str, T)],
@@ -208,7 +267,10 @@ pub(crate) fn one_of<T: Copy>(
         Some((_, v)) => Some(*v),
         None => {
             let list: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
-            problems.error(pointer, format!("{what} `{s}` is not one of: {}", list.join(", ")));
+            problems.error(
+                pointer,
+                format!("{what} `{s}` is not one of: {}", list.join(", ")),
+            );
             None
         }
     }

@@ -12,7 +12,7 @@ use valence::math::Vec3;
 
 use super::animation::{read_header, read_metadata, Metadata};
 use super::ident::EmoteId;
-use super::problem::{join_pointer, Problems};
+use super::problem::{field, index, JsonPointer, Problems, Root};
 use super::read::{self, Obj};
 use super::settings::{read_cooldown, read_player, PlayerSettings};
 
@@ -168,7 +168,12 @@ impl SequenceFile {
                 match step {
                     Step::Play { emote, .. } => out.extend(emote.animations()),
                     Step::Wait { .. } => {}
-                    Step::AwaitPartner { offer, matched, timeout, .. } => {
+                    Step::AwaitPartner {
+                        offer,
+                        matched,
+                        timeout,
+                        ..
+                    } => {
                         out.push(offer);
                         walk(matched, out);
                         walk(timeout, out);
@@ -184,7 +189,7 @@ impl SequenceFile {
 
 /// Reads a Sequence from parsed JSON, recording every problem.
 pub(crate) fn read_sequence(root: &Value, problems: &mut Problems) -> Option<SequenceFile> {
-    let mut obj = Obj::new(root, "", problems, "a Sequence file")?;
+    let mut obj = Obj::new(root, &Root, problems, "a Sequence file")?;
     let id = read_header(&mut obj, problems, "sequence");
     let metadata = read_metadata(&mut obj, problems);
     let mut settings = SequenceSettings::default();
@@ -200,7 +205,9 @@ pub(crate) fn read_sequence(root: &Value, problems: &mut Problems) -> Option<Seq
         }
         None => problems.error("", "missing required field `settings`"),
     }
-    let participants = obj.opt("participants").and_then(|(v, p)| read_participants(v, &p, problems));
+    let participants = obj
+        .opt("participants")
+        .and_then(|(v, p)| read_participants(v, &p, problems));
     let participants_given = obj.has("participants");
     let mut steps = Vec::new();
     if let Some((v, p)) = obj.req("steps", problems) {
@@ -210,24 +217,53 @@ pub(crate) fn read_sequence(root: &Value, problems: &mut Problems) -> Option<Seq
         if has_await {
             match v.as_array() {
                 Some(a) if a.len() == 1 => {}
-                _ => problems.error(&p, "a two-player Sequence has exactly one step, and it is `await_partner`"),
+                _ => problems.error(
+                    &p,
+                    "a two-player Sequence has exactly one step, and it is `await_partner`",
+                ),
             }
             if !participants_given {
-                problems.error("", "a two-player Sequence (with `await_partner`) requires `participants`");
+                problems.error(
+                    "",
+                    "a two-player Sequence (with `await_partner`) requires `participants`",
+                );
             }
         } else if participants_given {
             problems.error("/participants", "`participants` is only for two-player Sequences, whose single step is `await_partner`");
         }
         steps = read_steps(v, &p, problems, true).unwrap_or_default();
     }
-    obj.finish(problems, &["type", "schema_version", "id", "metadata", "settings", "participants", "steps", "target_minecraft_version"]);
+    obj.finish(
+        problems,
+        &[
+            "type",
+            "schema_version",
+            "id",
+            "metadata",
+            "settings",
+            "participants",
+            "steps",
+            "target_minecraft_version",
+        ],
+    );
     if problems.has_errors() {
         return None;
     }
-    Some(SequenceFile { id: id?, metadata, settings, steps, participants })
+    Some(SequenceFile {
+        id: id?,
+        metadata,
+        settings,
+        steps,
+        participants,
+    })
 }
 
-fn read_steps(value: &Value, pointer: &str, problems: &mut Problems, top_level: bool) -> Option<Vec<Step>> {
+fn read_steps(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    top_level: bool,
+) -> Option<Vec<Step>> {
     let Value::Array(items) = value else {
         problems.error(pointer, "steps must be an array");
         return None;
@@ -239,13 +275,16 @@ fn read_steps(value: &Value, pointer: &str, problems: &mut Problems, top_level: 
     let mut out = Vec::with_capacity(items.len());
     let mut ok = true;
     for (i, item) in items.iter().enumerate() {
-        let p = join_pointer(pointer, &i.to_string());
+        let p = index(pointer, i);
         match read_step(item, &p, problems, top_level) {
             Some(step) => {
                 if let Step::Wait { .. } = step {
-                    let wp = join_pointer(&p, "wait");
+                    let wp = field(&p, "wait");
                     if i == 0 {
-                        problems.error(&wp, "a wait step holds the previous pose, so it cannot be the first step");
+                        problems.error(
+                            &wp,
+                            "a wait step holds the previous pose, so it cannot be the first step",
+                        );
                     }
                     if i + 1 == items.len() {
                         problems.error(&wp, "a wait step cannot be the last step");
@@ -262,15 +301,34 @@ fn read_steps(value: &Value, pointer: &str, problems: &mut Problems, top_level: 
     ok.then_some(out)
 }
 
-fn read_step(value: &Value, pointer: &str, problems: &mut Problems, top_level: bool) -> Option<Step> {
+fn read_step(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    top_level: bool,
+) -> Option<Step> {
     let mut obj = Obj::new(value, pointer, problems, "a step")?;
-    let kinds = ["emote", "wait", "await_partner"].iter().filter(|k| obj.has(k)).count();
+    let kinds = ["emote", "wait", "await_partner"]
+        .iter()
+        .filter(|k| obj.has(k))
+        .count();
     if kinds != 1 {
-        problems.error(pointer, "a step has exactly one of `emote`, `wait` or `await_partner`");
-        for key in ["emote", "wait", "await_partner", "repeat", "transition", "matched", "timeout"] {
-            obj.opt(key);
-        }
-        obj.finish(problems, &[]);
+        problems.error(
+            pointer,
+            "a step has exactly one of `emote`, `wait` or `await_partner`",
+        );
+        obj.finish(
+            problems,
+            &[
+                "emote",
+                "wait",
+                "await_partner",
+                "repeat",
+                "transition",
+                "matched",
+                "timeout",
+            ],
+        );
         return None;
     }
     let step = if let Some((v, p)) = obj.opt("emote") {
@@ -284,19 +342,36 @@ fn read_step(value: &Value, pointer: &str, problems: &mut Problems, top_level: b
             None => Some(0),
         };
         obj.finish(problems, &["emote", "repeat", "transition"]);
-        Step::Play { emote: emote?, repeat: repeat?, transition_ticks: transition? }
+        Step::Play {
+            emote: emote?,
+            repeat: repeat?,
+            transition_ticks: transition?,
+        }
     } else if let Some((v, p)) = obj.opt("wait") {
         let duration = read::time(v, &p, problems, "`wait`", 1);
         obj.forbid("repeat", problems, "a wait step cannot have `repeat`");
-        obj.forbid("transition", problems, "a wait step cannot have `transition`");
+        obj.forbid(
+            "transition",
+            problems,
+            "a wait step cannot have `transition`",
+        );
         obj.finish(problems, &["wait"]);
-        Step::Wait { duration_ticks: duration? }
+        Step::Wait {
+            duration_ticks: duration?,
+        }
     } else {
         let (v, p) = obj.opt("await_partner")?;
         if !top_level {
-            problems.error(&p, "`matched` and `timeout` branches cannot contain another `await_partner`");
+            problems.error(
+                &p,
+                "`matched` and `timeout` branches cannot contain another `await_partner`",
+            );
         }
-        obj.forbid("repeat", problems, "the `await_partner` step cannot have `repeat`");
+        obj.forbid(
+            "repeat",
+            problems,
+            "the `await_partner` step cannot have `repeat`",
+        );
         let mut offer = None;
         let mut timeout_ticks = None;
         if let Some(mut a) = Obj::new(v, &p, problems, "`await_partner`") {
@@ -304,25 +379,46 @@ fn read_step(value: &Value, pointer: &str, problems: &mut Problems, top_level: b
                 let text = read::string(v, &ep, problems, "the offer `emote` (one Animation id)")?;
                 let id = parse_ref(text, &ep, problems)?;
                 if id.id.is_control() {
-                    problems.error(&ep, "control ids (emote:continue, emote:break) are not allowed in the offer");
+                    problems.error(
+                        &ep,
+                        "control ids (emote:continue, emote:break) are not allowed in the offer",
+                    );
                     return None;
                 }
                 Some(id)
             });
-            timeout_ticks = a.req("timeout", problems).and_then(|(v, tp)| read::time(v, &tp, problems, "`timeout`", 1));
+            timeout_ticks = a
+                .req("timeout", problems)
+                .and_then(|(v, tp)| read::time(v, &tp, problems, "`timeout`", 1));
             a.finish(problems, &["emote", "timeout"]);
         }
-        let matched = obj.req("matched", problems).and_then(|(v, mp)| read_steps(v, &mp, problems, false));
-        let timeout = obj.req("timeout", problems).and_then(|(v, tp)| read_steps(v, &tp, problems, false));
+        let matched = obj
+            .req("matched", problems)
+            .and_then(|(v, mp)| read_steps(v, &mp, problems, false));
+        let timeout = obj
+            .req("timeout", problems)
+            .and_then(|(v, tp)| read_steps(v, &tp, problems, false));
         obj.finish(problems, &["await_partner", "matched", "timeout"]);
-        Step::AwaitPartner { offer: offer?, timeout_ticks: timeout_ticks?, matched: matched?, timeout: timeout? }
+        Step::AwaitPartner {
+            offer: offer?,
+            timeout_ticks: timeout_ticks?,
+            matched: matched?,
+            timeout: timeout?,
+        }
     };
     Some(step)
 }
 
-fn parse_ref(text: &str, pointer: &str, problems: &mut Problems) -> Option<AnimationRef> {
+fn parse_ref(
+    text: &str,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<AnimationRef> {
     match EmoteId::parse(text) {
-        Ok(id) => Some(AnimationRef { id, pointer: pointer.to_owned() }),
+        Ok(id) => Some(AnimationRef {
+            id,
+            pointer: pointer.render(),
+        }),
         Err(e) => {
             problems.error(pointer, e);
             None
@@ -330,12 +426,19 @@ fn parse_ref(text: &str, pointer: &str, problems: &mut Problems) -> Option<Anima
     }
 }
 
-fn read_choice(value: &Value, pointer: &str, problems: &mut Problems) -> Option<EmoteChoice> {
+fn read_choice(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<EmoteChoice> {
     match value {
         Value::String(s) => {
             let r = parse_ref(s, pointer, problems)?;
             if r.id.is_control() {
-                problems.error(pointer, format!("`{}` may appear only inside a random-selection array", r.id));
+                problems.error(
+                    pointer,
+                    format!("`{}` may appear only inside a random-selection array", r.id),
+                );
                 return None;
             }
             Some(EmoteChoice::Single(r))
@@ -346,13 +449,16 @@ fn read_choice(value: &Value, pointer: &str, problems: &mut Problems) -> Option<
             let mut ok = true;
             if weighted {
                 if items.len() % 2 != 0 {
-                    problems.error(pointer, "a weighted choice alternates id and weight: [\"a:x\", 40, \"a:y\", 60]");
+                    problems.error(
+                        pointer,
+                        "a weighted choice alternates id and weight: [\"a:x\", 40, \"a:y\", 60]",
+                    );
                     return None;
                 }
                 let mut total: u64 = 0;
                 for (i, pair) in items.chunks(2).enumerate() {
-                    let ip = join_pointer(pointer, &(2 * i).to_string());
-                    let wp = join_pointer(pointer, &(2 * i + 1).to_string());
+                    let ip = index(pointer, 2 * i);
+                    let wp = index(pointer, 2 * i + 1);
                     let candidate = match &pair[0] {
                         Value::String(s) => parse_ref(s, &ip, problems).map(candidate_of),
                         _ => {
@@ -375,32 +481,48 @@ fn read_choice(value: &Value, pointer: &str, problems: &mut Problems) -> Option<
                     }
                 }
                 if ok && total != 100 {
-                    problems.error(pointer, format!("weights must total exactly 100, found {total}"));
+                    problems.error(
+                        pointer,
+                        format!("weights must total exactly 100, found {total}"),
+                    );
                     ok = false;
                 }
             } else {
                 for (i, item) in items.iter().enumerate() {
-                    let ip = join_pointer(pointer, &i.to_string());
+                    let ip = index(pointer, i);
                     match item {
                         Value::String(s) => match parse_ref(s, &ip, problems) {
                             Some(r) => list.push((candidate_of(r), 1)),
                             None => ok = false,
                         },
                         other => {
-                            problems.error(&ip, format!("a random choice lists Animation ids, found {}", read::kind_of(other)));
+                            problems.error(
+                                &ip,
+                                format!(
+                                    "a random choice lists Animation ids, found {}",
+                                    read::kind_of(other)
+                                ),
+                            );
                             ok = false;
                         }
                     }
                 }
             }
-            if ok && !list.iter().any(|(c, _)| matches!(c, Candidate::Animation(_))) {
+            if ok
+                && !list
+                    .iter()
+                    .any(|(c, _)| matches!(c, Candidate::Animation(_)))
+            {
                 problems.error(pointer, "a random choice needs at least one real Animation besides emote:continue and emote:break");
                 ok = false;
             }
             ok.then_some(EmoteChoice::Random(list))
         }
         _ => {
-            problems.error(pointer, "`emote` must be an Animation id or a random-selection array");
+            problems.error(
+                pointer,
+                "`emote` must be an Animation id or a random-selection array",
+            );
             None
         }
     }
@@ -414,28 +536,44 @@ fn candidate_of(r: AnimationRef) -> Candidate {
     }
 }
 
-fn read_participants(value: &Value, pointer: &str, problems: &mut Problems) -> Option<Participants> {
+fn read_participants(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<Participants> {
     let mut obj = Obj::new(value, pointer, problems, "`participants`")?;
     let read_one = |obj: &mut Obj<'_>, key: &str, problems: &mut Problems| -> Option<Placement> {
         let (v, p) = obj.req(key, problems)?;
         let mut o = Obj::new(v, &p, problems, "a participant placement")?;
         let position = o.req("position", problems).and_then(|(v, pp)| {
             let text = read::string(v, &pp, problems, "`position`")?;
-            parse_position(text).map_err(|e| problems.error(&pp, e)).ok()
+            parse_position(text)
+                .map_err(|e| problems.error(&pp, e))
+                .ok()
         });
         let rotation = o.req("rotation", problems).and_then(|(v, rp)| {
             let text = read::string(v, &rp, problems, "`rotation`")?;
-            parse_rotation(text).map_err(|e| problems.error(&rp, e)).ok()
+            parse_rotation(text)
+                .map_err(|e| problems.error(&rp, e))
+                .ok()
         });
         o.finish(problems, &["position", "rotation"]);
         let (frame, offset) = position?;
         let (yaw, pitch) = rotation?;
-        Some(Placement { frame, offset, yaw, pitch })
+        Some(Placement {
+            frame,
+            offset,
+            yaw,
+            pitch,
+        })
     };
     let initiator = read_one(&mut obj, "initiator", problems);
     let partner = read_one(&mut obj, "partner", problems);
     obj.finish(problems, &["initiator", "partner"]);
-    Some(Participants { initiator: initiator?, partner: partner? })
+    Some(Participants {
+        initiator: initiator?,
+        partner: partner?,
+    })
 }
 
 fn parse_offset(token: &str) -> Option<f32> {
@@ -459,7 +597,11 @@ pub fn parse_position(text: &str) -> Result<(PositionFrame, Vec3), String> {
         Some('^') => PositionFrame::Local,
         _ => return Err(err()),
     };
-    let prefix = if frame == PositionFrame::Relative { '~' } else { '^' };
+    let prefix = if frame == PositionFrame::Relative {
+        '~'
+    } else {
+        '^'
+    };
     let mut out = [0.0f32; 3];
     for (i, token) in tokens.iter().enumerate() {
         let rest = token.strip_prefix(prefix).ok_or_else(err)?;
@@ -471,17 +613,26 @@ pub fn parse_position(text: &str) -> Result<(PositionFrame, Vec3), String> {
 /// Parses `<yaw> <pitch>`, each an absolute angle or `~`-relative.
 pub fn parse_rotation(text: &str) -> Result<(Angle, Angle), String> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
-    let err = || format!("`{text}` must be `<yaw> <pitch>`, each a number of degrees or `~`-relative, e.g. \"~180 0\"");
+    let err = || {
+        format!("`{text}` must be `<yaw> <pitch>`, each a number of degrees or `~`-relative, e.g. \"~180 0\"")
+    };
     if tokens.len() != 2 {
         return Err(err());
     }
     let angle = |t: &str| -> Option<Angle> {
         match t.strip_prefix('~') {
             Some(rest) => parse_offset(rest).map(Angle::Relative),
-            None => t.parse::<f32>().ok().filter(|v| v.is_finite()).map(Angle::Absolute),
+            None => t
+                .parse::<f32>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .map(Angle::Absolute),
         }
     };
-    Ok((angle(tokens[0]).ok_or_else(err)?, angle(tokens[1]).ok_or_else(err)?))
+    Ok((
+        angle(tokens[0]).ok_or_else(err)?,
+        angle(tokens[1]).ok_or_else(err)?,
+    ))
 }
 
 #[cfg(test)]
@@ -490,9 +641,18 @@ mod tests {
 
     #[test]
     fn positions() {
-        assert_eq!(parse_position("~ ~ ~").unwrap(), (PositionFrame::Relative, Vec3::ZERO));
-        assert_eq!(parse_position("^ ^ ^1.2").unwrap(), (PositionFrame::Local, Vec3::new(0.0, 0.0, 1.2)));
-        assert_eq!(parse_position("~1 ~-2 ~0.5").unwrap().1, Vec3::new(1.0, -2.0, 0.5));
+        assert_eq!(
+            parse_position("~ ~ ~").unwrap(),
+            (PositionFrame::Relative, Vec3::ZERO)
+        );
+        assert_eq!(
+            parse_position("^ ^ ^1.2").unwrap(),
+            (PositionFrame::Local, Vec3::new(0.0, 0.0, 1.2))
+        );
+        assert_eq!(
+            parse_position("~1 ~-2 ~0.5").unwrap().1,
+            Vec3::new(1.0, -2.0, 0.5)
+        );
         for bad in ["~ ^ ~", "1 2 3", "~ ~", "~ ~ ~ ~", "~a ~ ~", ""] {
             assert!(parse_position(bad).is_err(), "{bad}");
         }
@@ -500,8 +660,14 @@ mod tests {
 
     #[test]
     fn rotations() {
-        assert_eq!(parse_rotation("~180 0").unwrap(), (Angle::Relative(180.0), Angle::Absolute(0.0)));
-        assert_eq!(parse_rotation("~ ~").unwrap(), (Angle::Relative(0.0), Angle::Relative(0.0)));
+        assert_eq!(
+            parse_rotation("~180 0").unwrap(),
+            (Angle::Relative(180.0), Angle::Absolute(0.0))
+        );
+        assert_eq!(
+            parse_rotation("~ ~").unwrap(),
+            (Angle::Relative(0.0), Angle::Relative(0.0))
+        );
         for bad in ["~", "^ 0", "a b", "1 2 3"] {
             assert!(parse_rotation(bad).is_err(), "{bad}");
         }

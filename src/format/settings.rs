@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::problem::Problems;
+use super::problem::{JsonPointer, Problems};
 use super::read::{self, Obj};
 
 /// Playback modes.
@@ -75,7 +75,10 @@ pub struct PlaybackSettings {
 
 impl Default for PlaybackSettings {
     fn default() -> Self {
-        Self { mode: PlaybackMode::Once, loop_delay_ticks: 0 }
+        Self {
+            mode: PlaybackMode::Once,
+            loop_delay_ticks: 0,
+        }
     }
 }
 
@@ -109,12 +112,25 @@ impl Default for AnimationSettings {
 /// The deadzone used when a file leaves it out.
 pub const DEFAULT_ROTATION_DEADZONE_DEGREES: f32 = 50.0;
 
-const STOP_FLAGS: [&str; 6] = ["jump", "submerge", "ride", "damage", "attack", "game_mode_change"];
+const STOP_FLAGS: [&str; 6] = [
+    "jump",
+    "submerge",
+    "ride",
+    "damage",
+    "attack",
+    "game_mode_change",
+];
 
 /// Reads `settings.player`.
-pub(crate) fn read_player(value: &Value, pointer: &str, problems: &mut Problems) -> PlayerSettings {
+pub(crate) fn read_player(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> PlayerSettings {
     let mut out = PlayerSettings::default();
-    let Some(mut obj) = Obj::new(value, pointer, problems, "`player`") else { return out };
+    let Some(mut obj) = Obj::new(value, pointer, problems, "`player`") else {
+        return out;
+    };
     if let Some((v, p)) = obj.opt("hidden") {
         out.hidden = read::boolean(v, &p, problems, "`hidden`").unwrap_or(false);
     }
@@ -124,7 +140,10 @@ pub(crate) fn read_player(value: &Value, pointer: &str, problems: &mut Problems)
             if let Some((v, p)) = sc.opt("movement_distance") {
                 if let Some(d) = read::finite_number(v, &p, problems, "`movement_distance`") {
                     if d < 0.0 {
-                        problems.error(&p, "`movement_distance` must be 0 (off) or a positive distance in blocks");
+                        problems.error(
+                            &p,
+                            "`movement_distance` must be 0 (off) or a positive distance in blocks",
+                        );
                     } else {
                         s.movement_distance_blocks = d;
                     }
@@ -160,9 +179,15 @@ pub(crate) fn read_cooldown(obj: &mut Obj<'_>, problems: &mut Problems) -> u32 {
 }
 
 /// Reads an Animation's `settings`.
-pub(crate) fn read_animation_settings(value: &Value, pointer: &str, problems: &mut Problems) -> AnimationSettings {
+pub(crate) fn read_animation_settings(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> AnimationSettings {
     let mut out = AnimationSettings::default();
-    let Some(mut obj) = Obj::new(value, pointer, problems, "`settings`") else { return out };
+    let Some(mut obj) = Obj::new(value, pointer, problems, "`settings`") else {
+        return out;
+    };
     if let Some((v, p)) = obj.opt("standalone") {
         out.standalone = read::boolean(v, &p, problems, "`standalone`").unwrap_or(true);
     }
@@ -172,7 +197,12 @@ pub(crate) fn read_animation_settings(value: &Value, pointer: &str, problems: &m
             if (0.0..=180.0).contains(&d) {
                 out.rotation_deadzone_degrees = d;
             } else {
-                problems.error(&p, format!("`rotation_deadzone` must be an angle from 0 to 180 degrees, found {d}"));
+                problems.error(
+                    &p,
+                    format!(
+                        "`rotation_deadzone` must be an angle from 0 to 180 degrees, found {d}"
+                    ),
+                );
             }
         }
     }
@@ -200,7 +230,9 @@ pub(crate) fn read_animation_settings(value: &Value, pointer: &str, problems: &m
             if let Some((v, dp)) = pb.opt("loop_delay") {
                 if let Some(delay) = read::time(v, &dp, problems, "`loop_delay`", 0) {
                     out.playback.loop_delay_ticks = delay;
-                    if delay > 0 && matches!(out.playback.mode, PlaybackMode::Once | PlaybackMode::Hold) {
+                    if delay > 0
+                        && matches!(out.playback.mode, PlaybackMode::Once | PlaybackMode::Hold)
+                    {
                         problems.error(
                             &dp,
                             format!("`loop_delay` must be 0t in `{}` mode; only loop and server_sync repeat", out.playback.mode.name()),
@@ -211,6 +243,15 @@ pub(crate) fn read_animation_settings(value: &Value, pointer: &str, problems: &m
             pb.finish(problems, &["mode", "loop_delay"]);
         }
     }
-    obj.finish(problems, &["standalone", "cooldown", "rotation_deadzone", "player", "playback"]);
+    obj.finish(
+        problems,
+        &[
+            "standalone",
+            "cooldown",
+            "rotation_deadzone",
+            "player",
+            "playback",
+        ],
+    );
     out
 }

@@ -8,9 +8,9 @@
 //! over to the 1.20.1 `tag` where 1.20.1 has an equivalent; the rest are
 //! dropped with a warning that names them.
 
+use valence::block::BlockKind;
 use valence::nbt::snbt::from_snbt_str;
 use valence::nbt::{Compound, List, Value};
-use valence::block::BlockKind;
 use valence::{BlockState, ItemKind, ItemStack};
 
 /// Result of reading one SNBT string: the value, plus warnings about what was
@@ -298,7 +298,9 @@ pub fn block_state(text: &str) -> Result<BlockState, String> {
         return Err("block state needs a `Name` such as \"minecraft:stone\"".to_owned());
     };
     let Some(kind) = strip_minecraft(name).and_then(BlockKind::from_str) else {
-        return Err(format!("unknown block `{name}`: not a block of Minecraft 1.20.1"));
+        return Err(format!(
+            "unknown block `{name}`: not a block of Minecraft 1.20.1"
+        ));
     };
     let mut state = kind.to_state();
     if let Some(properties) = properties {
@@ -309,7 +311,11 @@ pub fn block_state(text: &str) -> Result<BlockState, String> {
                     let known: Vec<&str> = kind.props().iter().map(|p| p.to_str()).collect();
                     format!(
                         "block `{name}` has no property `{prop}`; its properties: {}",
-                        if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                        if known.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            known.join(", ")
+                        }
                     )
                 })?;
             let text_value = match value {
@@ -319,8 +325,9 @@ pub fn block_state(text: &str) -> Result<BlockState, String> {
                     None => return Err(format!("block property `{prop}` must be a string")),
                 },
             };
-            let prop_value = valence::block::PropValue::from_str(&text_value)
-                .ok_or_else(|| format!("`{text_value}` is not a valid value of block property `{prop}`"))?;
+            let prop_value = valence::block::PropValue::from_str(&text_value).ok_or_else(|| {
+                format!("`{text_value}` is not a valid value of block property `{prop}`")
+            })?;
             let next = state.set(prop_name, prop_value);
             if next.get(prop_name) != Some(prop_value) {
                 return Err(format!(
@@ -405,7 +412,9 @@ pub fn entity_nbt(text: &str, kind: DisplayKind) -> SnbtResult<Compound> {
             }
         } else if TEXT_ONLY_FLAG_KEYS.contains(&key) || COMMON_FLAG_KEYS.contains(&key) {
             if as_bool(value).is_none() {
-                return Err(format!("entity_nbt `{key}` must be a boolean byte such as 1b"));
+                return Err(format!(
+                    "entity_nbt `{key}` must be a boolean byte such as 1b"
+                ));
             }
         } else if key == "billboard" {
             match value {
@@ -415,14 +424,21 @@ pub fn entity_nbt(text: &str, kind: DisplayKind) -> SnbtResult<Compound> {
         } else if key == "alignment" {
             match value {
                 Value::String(s) if ["center", "left", "right"].contains(&s.as_str()) => {}
-                _ => return Err("entity_nbt `alignment` must be \"center\", \"left\" or \"right\"".to_owned()),
+                _ => {
+                    return Err(
+                        "entity_nbt `alignment` must be \"center\", \"left\" or \"right\""
+                            .to_owned(),
+                    )
+                }
             }
         } else if key == "brightness" {
             let ok = match value {
                 Value::Compound(c) => {
                     c.len() == 2
                         && ["block", "sky"].iter().all(|k| {
-                            c.get(*k).and_then(as_int).is_some_and(|v| (0..=15).contains(&v))
+                            c.get(*k)
+                                .and_then(as_int)
+                                .is_some_and(|v| (0..=15).contains(&v))
                         })
                 }
                 _ => false,
@@ -463,7 +479,10 @@ mod tests {
         let Some(Value::List(List::Compound(ench))) = tag.get("Enchantments") else {
             panic!("no enchantments in {tag:?}");
         };
-        assert_eq!(ench[0].get("id"), Some(&Value::String("minecraft:sharpness".into())));
+        assert_eq!(
+            ench[0].get("id"),
+            Some(&Value::String("minecraft:sharpness".into()))
+        );
         assert_eq!(ench[0].get("lvl"), Some(&Value::Short(5)));
         assert_eq!(tag.get("CustomModelData"), Some(&Value::Int(7)));
         assert_eq!(warnings.len(), 1);
@@ -476,7 +495,10 @@ mod tests {
             (r#"{id:"minecraft:mace",count:1}"#, "unknown item"),
             (r#"{id:"minecraft:stick",count:0}"#, "from 1 to 127"),
             (r#"{count:1}"#, "needs an `id`"),
-            (r#"{id:"minecraft:stick",Slot:1b}"#, "unknown item stack key"),
+            (
+                r#"{id:"minecraft:stick",Slot:1b}"#,
+                "unknown item stack key",
+            ),
             (r#"{id:"minecraft:stick",tag:{},components:{}}"#, "not both"),
             (r#"{id:"minecraft:stick""#, "invalid SNBT"),
             (r#"[1,2]"#, "compound"),
@@ -489,27 +511,42 @@ mod tests {
     #[test]
     fn block_states() {
         let state =
-            block_state(r#"{Name:"minecraft:oak_stairs",Properties:{facing:"east",half:"top"}}"#).unwrap();
+            block_state(r#"{Name:"minecraft:oak_stairs",Properties:{facing:"east",half:"top"}}"#)
+                .unwrap();
         assert_eq!(state.to_kind(), BlockKind::OakStairs);
         assert_eq!(
             state.get(valence::block::PropName::Facing),
             Some(valence::block::PropValue::East)
         );
-        assert!(block_state(r#"{Name:"minecraft:nope"}"#).unwrap_err().contains("unknown block"));
-        assert!(block_state(r#"{Name:"minecraft:stone",Properties:{facing:"east"}}"#)
+        assert!(block_state(r#"{Name:"minecraft:nope"}"#)
             .unwrap_err()
-            .contains("no property `facing`"));
-        assert!(block_state(r#"{Name:"minecraft:oak_stairs",Properties:{facing:"up"}}"#)
-            .unwrap_err()
-            .contains("not a valid value"));
+            .contains("unknown block"));
+        assert!(
+            block_state(r#"{Name:"minecraft:stone",Properties:{facing:"east"}}"#)
+                .unwrap_err()
+                .contains("no property `facing`")
+        );
+        assert!(
+            block_state(r#"{Name:"minecraft:oak_stairs",Properties:{facing:"up"}}"#)
+                .unwrap_err()
+                .contains("not a valid value")
+        );
     }
 
     #[test]
     fn entity_nbt_rules() {
-        let (_, w) = entity_nbt(r#"{billboard:"center",brightness:{block:15,sky:15},glowing:1b}"#, DisplayKind::Item).unwrap();
+        let (_, w) = entity_nbt(
+            r#"{billboard:"center",brightness:{block:15,sky:15},glowing:1b}"#,
+            DisplayKind::Item,
+        )
+        .unwrap();
         assert_eq!(w.len(), 1, "{w:?}");
-        assert!(entity_nbt("{transformation:{}}", DisplayKind::Item).unwrap_err().contains("may not set `transformation`"));
-        assert!(entity_nbt("{line_width:100}", DisplayKind::Block).unwrap_err().contains("text displays only"));
+        assert!(entity_nbt("{transformation:{}}", DisplayKind::Item)
+            .unwrap_err()
+            .contains("may not set `transformation`"));
+        assert!(entity_nbt("{line_width:100}", DisplayKind::Block)
+            .unwrap_err()
+            .contains("text displays only"));
         assert!(entity_nbt("{line_width:100,shadow:1b}", DisplayKind::Text).is_ok());
         assert!(entity_nbt(r#"{billboard:"sideways"}"#, DisplayKind::Text).is_err());
     }

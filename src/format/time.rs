@@ -136,7 +136,10 @@ mod tests {
         assert_eq!(parse_time("0t", 0), Ok(0));
         assert!(matches!(
             parse_time("0t", 1),
-            Err(TimeError::BelowMinimum { minimum_ticks: 1, .. })
+            Err(TimeError::BelowMinimum {
+                minimum_ticks: 1,
+                ..
+            })
         ));
         assert!(matches!(
             parse_time("0.4t", 1),
@@ -150,7 +153,9 @@ mod tests {
 
     #[test]
     fn bad_syntax_is_refused() {
-        for text in ["", "t", "s", "1m", "1 s", "1S", "1ss", "ten", "1e3", "+1", "1.2.3", "NaN"] {
+        for text in [
+            "", "t", "s", "1m", "1 s", "1S", "1ss", "ten", "1e3", "+1", "1.2.3", "NaN",
+        ] {
             assert!(
                 matches!(parse_time(text, 0), Err(TimeError::Syntax { .. })),
                 "{text:?} should be a syntax error"

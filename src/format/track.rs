@@ -4,7 +4,7 @@
 use serde_json::Value;
 use valence::math::Vec3;
 
-use super::problem::{join_pointer, Problems};
+use super::problem::{index, JsonPointer, Problems};
 use super::read::{self, Obj};
 use super::time::Ticks;
 use super::MAX_MOLANG_CHARS;
@@ -187,7 +187,11 @@ pub struct NodeTracks {
 }
 
 /// Reads a Molang string, checking the length limit.
-pub(crate) fn molang_string(value: &str, pointer: &str, problems: &mut Problems) -> Option<String> {
+pub(crate) fn molang_string(
+    value: &str,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<String> {
     if value.trim().is_empty() {
         problems.error(pointer, "a Molang string must not be empty");
         return None;
@@ -196,26 +200,43 @@ pub(crate) fn molang_string(value: &str, pointer: &str, problems: &mut Problems)
     if chars > MAX_MOLANG_CHARS {
         problems.error(
             pointer,
-            format!("a Molang string may have at most {MAX_MOLANG_CHARS} characters, found {chars}"),
+            format!(
+                "a Molang string may have at most {MAX_MOLANG_CHARS} characters, found {chars}"
+            ),
         );
         return None;
     }
     Some(value.to_owned())
 }
 
-fn vector_value(value: &Value, pointer: &str, problems: &mut Problems) -> Option<VectorValue> {
+fn vector_value(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<VectorValue> {
     let Some(items) = value.as_array().filter(|a| a.len() == 3) else {
-        problems.error(pointer, "a key value must be an array of three finite numbers or Molang strings");
+        problems.error(
+            pointer,
+            "a key value must be an array of three finite numbers or Molang strings",
+        );
         return None;
     };
     let mut out: [Option<Component>; 3] = [None, None, None];
     for (i, item) in items.iter().enumerate() {
-        let p = join_pointer(pointer, &i.to_string());
+        let p = index(pointer, i);
         out[i] = match item {
             Value::String(s) => molang_string(s, &p, problems).map(Component::Molang),
-            Value::Number(_) => read::finite_number(item, &p, problems, "a key component").map(Component::Number),
+            Value::Number(_) => {
+                read::finite_number(item, &p, problems, "a key component").map(Component::Number)
+            }
             other => {
-                problems.error(&p, format!("a key component must be a finite number or a Molang string, found {}", read::kind_of(other)));
+                problems.error(
+                    &p,
+                    format!(
+                        "a key component must be a finite number or a Molang string, found {}",
+                        read::kind_of(other)
+                    ),
+                );
                 None
             }
         };
@@ -230,17 +251,24 @@ fn check_time(
     time: u32,
     previous: Option<u32>,
     duration_ticks: Option<u32>,
-    pointer: &str,
+    pointer: &dyn JsonPointer,
     problems: &mut Problems,
 ) {
     if index == 0 && time != 0 {
-        problems.error(pointer, format!("the first keyframe must be at 0t, found {}", Ticks(time)));
+        problems.error(
+            pointer,
+            format!("the first keyframe must be at 0t, found {}", Ticks(time)),
+        );
     }
     if let Some(prev) = previous {
         if time <= prev {
             problems.error(
                 pointer,
-                format!("keyframe times must strictly increase: {} follows {}", Ticks(time), Ticks(prev)),
+                format!(
+                    "keyframe times must strictly increase: {} follows {}",
+                    Ticks(time),
+                    Ticks(prev)
+                ),
             );
         }
     }
@@ -248,21 +276,39 @@ fn check_time(
         if time > duration {
             problems.error(
                 pointer,
-                format!("keyframe time {} is past the timeline duration {}", Ticks(time), Ticks(duration)),
+                format!(
+                    "keyframe time {} is past the timeline duration {}",
+                    Ticks(time),
+                    Ticks(duration)
+                ),
             );
         }
     }
 }
 
-fn keys_array<'a>(value: &'a Value, pointer: &str, problems: &mut Problems, channel: &str) -> Option<&'a Vec<Value>> {
+fn keys_array<'a>(
+    value: &'a Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    channel: &str,
+) -> Option<&'a Vec<Value>> {
     match value {
         Value::Array(keys) if !keys.is_empty() => Some(keys),
         Value::Array(_) => {
-            problems.error(pointer, format!("the `{channel}` track must have at least one keyframe"));
+            problems.error(
+                pointer,
+                format!("the `{channel}` track must have at least one keyframe"),
+            );
             None
         }
         other => {
-            problems.error(pointer, format!("the `{channel}` track must be an array of keyframes, found {}", read::kind_of(other)));
+            problems.error(
+                pointer,
+                format!(
+                    "the `{channel}` track must be an array of keyframes, found {}",
+                    read::kind_of(other)
+                ),
+            );
             None
         }
     }
@@ -271,7 +317,7 @@ fn keys_array<'a>(value: &'a Value, pointer: &str, problems: &mut Problems, chan
 /// Reads a position, rotation or scale track.
 pub(crate) fn read_vector_track(
     value: &Value,
-    pointer: &str,
+    pointer: &dyn JsonPointer,
     problems: &mut Problems,
     channel: &str,
     duration_ticks: Option<u32>,
@@ -281,15 +327,15 @@ pub(crate) fn read_vector_track(
     let mut previous = None;
     let mut ok = true;
     let last = keys.len() - 1;
-    for (index, key) in keys.iter().enumerate() {
-        let key_pointer = join_pointer(pointer, &index.to_string());
+    for (key_index, key) in keys.iter().enumerate() {
+        let key_pointer = index(pointer, key_index);
         let Some(mut obj) = Obj::new(key, &key_pointer, problems, "a keyframe") else {
             ok = false;
             continue;
         };
         let time = obj.req("time", problems).and_then(|(v, p)| {
             let t = read::time(v, &p, problems, "keyframe `time`", 0)?;
-            check_time(index, t, previous, duration_ticks, &p, problems);
+            check_time(key_index, t, previous, duration_ticks, &p, problems);
             Some(t)
         });
         if let Some(t) = time {
@@ -309,11 +355,17 @@ pub(crate) fn read_vector_track(
                 }
             }
             (Some(_), _, _) => {
-                problems.error(&key_pointer, "a keyframe defines either `value` or both `pre` and `post`, not both forms");
+                problems.error(
+                    &key_pointer,
+                    "a keyframe defines either `value` or both `pre` and `post`, not both forms",
+                );
                 None
             }
             (None, None, None) => {
-                problems.error(&key_pointer, "a keyframe must define `value`, or both `pre` and `post`");
+                problems.error(
+                    &key_pointer,
+                    "a keyframe must define `value`, or both `pre` and `post`",
+                );
                 None
             }
             (None, _, _) => {
@@ -322,14 +374,29 @@ pub(crate) fn read_vector_track(
             }
         };
         let interpolation = obj.opt("interpolation").map(|(v, p)| {
-            if index == last {
-                problems.error(&p, "the final keyframe cannot declare `interpolation`: no segment follows it");
+            if key_index == last {
+                problems.error(
+                    &p,
+                    "the final keyframe cannot declare `interpolation`: no segment follows it",
+                );
             }
-            read::one_of(v, &p, problems, "`interpolation`", &[("linear", Interpolation::Linear), ("step", Interpolation::Step)])
+            read::one_of(
+                v,
+                &p,
+                problems,
+                "`interpolation`",
+                &[
+                    ("linear", Interpolation::Linear),
+                    ("step", Interpolation::Step),
+                ],
+            )
         });
         let easing = obj.opt("easing").map(|(v, p)| {
-            if index == last {
-                problems.error(&p, "the final keyframe cannot declare `easing`: no segment follows it");
+            if key_index == last {
+                problems.error(
+                    &p,
+                    "the final keyframe cannot declare `easing`: no segment follows it",
+                );
             }
             (read::one_of(v, &p, problems, "`easing`", &Easing::ALL), p)
         });
@@ -344,7 +411,10 @@ pub(crate) fn read_vector_track(
         let easing = match easing {
             Some((Some(e), p)) => {
                 if interpolation == Interpolation::Step && e != Easing::Linear {
-                    problems.error(&p, "easing applies to linear segments only; it cannot be combined with `step`");
+                    problems.error(
+                        &p,
+                        "easing applies to linear segments only; it cannot be combined with `step`",
+                    );
                 }
                 e
             }
@@ -354,7 +424,10 @@ pub(crate) fn read_vector_track(
             }
             None => Easing::Linear,
         };
-        obj.finish(problems, &["time", "value", "pre", "post", "interpolation", "easing"]);
+        obj.finish(
+            problems,
+            &["time", "value", "pre", "post", "interpolation", "easing"],
+        );
         match (time, value) {
             (Some(time_ticks), Some(value)) => out.push(VectorKey {
                 time_ticks,
@@ -371,7 +444,7 @@ pub(crate) fn read_vector_track(
 /// Reads a visibility track.
 pub(crate) fn read_visibility_track(
     value: &Value,
-    pointer: &str,
+    pointer: &dyn JsonPointer,
     problems: &mut Problems,
     duration_ticks: Option<u32>,
 ) -> Option<Vec<VisibilityKey>> {
@@ -379,15 +452,15 @@ pub(crate) fn read_visibility_track(
     let mut out = Vec::with_capacity(keys.len());
     let mut previous = None;
     let mut ok = true;
-    for (index, key) in keys.iter().enumerate() {
-        let key_pointer = join_pointer(pointer, &index.to_string());
+    for (key_index, key) in keys.iter().enumerate() {
+        let key_pointer = index(pointer, key_index);
         let Some(mut obj) = Obj::new(key, &key_pointer, problems, "a keyframe") else {
             ok = false;
             continue;
         };
         let time = obj.req("time", problems).and_then(|(v, p)| {
             let t = read::time(v, &p, problems, "keyframe `time`", 0)?;
-            check_time(index, t, previous, duration_ticks, &p, problems);
+            check_time(key_index, t, previous, duration_ticks, &p, problems);
             Some(t)
         });
         if let Some(t) = time {
@@ -397,12 +470,22 @@ pub(crate) fn read_visibility_track(
             Value::Bool(b) => Some(VisibilityValue::Fixed(*b)),
             Value::String(s) => molang_string(s, &p, problems).map(VisibilityValue::Molang),
             other => {
-                problems.error(&p, format!("a visibility value must be true, false or a Molang string, found {}", read::kind_of(other)));
+                problems.error(
+                    &p,
+                    format!(
+                        "a visibility value must be true, false or a Molang string, found {}",
+                        read::kind_of(other)
+                    ),
+                );
                 None
             }
         });
         for key in ["interpolation", "easing", "pre", "post"] {
-            obj.forbid(key, problems, &format!("visibility tracks are stepped booleans and do not support `{key}`"));
+            obj.forbid(
+                key,
+                problems,
+                &format!("visibility tracks are stepped booleans and do not support `{key}`"),
+            );
         }
         obj.finish(problems, &["time", "value"]);
         match (time, value) {
@@ -415,5 +498,9 @@ pub(crate) fn read_visibility_track(
 
 /// The node's transform value for a channel, as three fixed components.
 pub fn constant_value(v: Vec3) -> VectorValue {
-    [Component::Number(v.x), Component::Number(v.y), Component::Number(v.z)]
+    [
+        Component::Number(v.x),
+        Component::Number(v.y),
+        Component::Number(v.z),
+    ]
 }

@@ -9,18 +9,27 @@ use crate::format::settings::PlaybackMode;
 use crate::format::{AnimationFile, EmoteFile, EmoteId, Problem, SequenceFile};
 
 /// Checks one Sequence against the loaded emotes; returns its errors.
-pub(crate) fn check_sequence(sequence: &SequenceFile, emotes: &BTreeMap<EmoteId, &EmoteFile>) -> Vec<Problem> {
+pub(crate) fn check_sequence(
+    sequence: &SequenceFile,
+    emotes: &BTreeMap<EmoteId, &EmoteFile>,
+) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut resolved: Vec<(&AnimationRef, &AnimationFile)> = Vec::new();
     for reference in sequence.references() {
         match emotes.get(&reference.id) {
             None => problems.push(Problem::error(
                 &reference.pointer,
-                format!("Animation `{}` is not loaded: no valid file has this id", reference.id),
+                format!(
+                    "Animation `{}` is not loaded: no valid file has this id",
+                    reference.id
+                ),
             )),
             Some(EmoteFile::Sequence(_)) => problems.push(Problem::error(
                 &reference.pointer,
-                format!("`{}` is a Sequence; steps may only reference Animations", reference.id),
+                format!(
+                    "`{}` is a Sequence; steps may only reference Animations",
+                    reference.id
+                ),
             )),
             Some(EmoteFile::Animation(anim)) => match anim.settings.playback.mode {
                 PlaybackMode::Hold | PlaybackMode::ServerSync => problems.push(Problem::error(
@@ -93,8 +102,18 @@ fn node_difference(a: &Node, b: &Node) -> Option<&'static str> {
     }
     match (&a.kind, &b.kind) {
         (
-            NodeKind::Item { content: ca, context: xa, skin: sa, .. },
-            NodeKind::Item { content: cb, context: xb, skin: sb, .. },
+            NodeKind::Item {
+                content: ca,
+                context: xa,
+                skin: sa,
+                ..
+            },
+            NodeKind::Item {
+                content: cb,
+                context: xb,
+                skin: sb,
+                ..
+            },
         ) => {
             if ca != cb {
                 Some("item stack or item_source")
@@ -106,8 +125,12 @@ fn node_difference(a: &Node, b: &Node) -> Option<&'static str> {
                 None
             }
         }
-        (NodeKind::Block { state: a, .. }, NodeKind::Block { state: b, .. }) => (a != b).then_some("block state"),
-        (NodeKind::Text { text: a, .. }, NodeKind::Text { text: b, .. }) => (a != b).then_some("text"),
+        (NodeKind::Block { state: a, .. }, NodeKind::Block { state: b, .. }) => {
+            (a != b).then_some("block state")
+        }
+        (NodeKind::Text { text: a, .. }, NodeKind::Text { text: b, .. }) => {
+            (a != b).then_some("text")
+        }
         _ => None,
     }
 }

@@ -60,9 +60,21 @@ mod tests {
     #[test]
     fn datapack_layout() {
         let root = Path::new("datapacks");
-        assert!(is_emote_path(root, Path::new("datapacks/p/data/ns/emotes/a.json")));
-        assert!(is_emote_path(root, Path::new("datapacks/p/data/ns/emotes/sub/a.json")));
-        assert!(!is_emote_path(root, Path::new("datapacks/p/data/ns/tags/a.json")));
-        assert!(is_emote_path(Path::new("emotes"), Path::new("emotes/dances/a.json")));
+        assert!(is_emote_path(
+            root,
+            Path::new("datapacks/p/data/ns/emotes/a.json")
+        ));
+        assert!(is_emote_path(
+            root,
+            Path::new("datapacks/p/data/ns/emotes/sub/a.json")
+        ));
+        assert!(!is_emote_path(
+            root,
+            Path::new("datapacks/p/data/ns/tags/a.json")
+        ));
+        assert!(is_emote_path(
+            Path::new("emotes"),
+            Path::new("emotes/dances/a.json")
+        ));
     }
 }

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::format::{read_emote_file, EmoteFile, EmoteId, Problem};
+use crate::format::{read_emote_file, EmoteFile, EmoteId, FileReport, Problem};
 
 /// One loaded emote and the file it came from.
 #[derive(Clone, Debug)]
@@ -65,14 +65,22 @@ pub struct LoadReport {
 impl LoadReport {
     /// The number of errors over all files.
     pub fn error_count(&self) -> usize {
-        self.files.iter().flat_map(|f| &f.problems).filter(|p| p.is_error()).count()
+        self.files
+            .iter()
+            .flat_map(|f| &f.problems)
+            .filter(|p| p.is_error())
+            .count()
     }
 
     /// Lines `FILE: /pointer: message`, as `emoted check` prints them.
     pub fn lines(&self) -> Vec<String> {
         self.files
             .iter()
-            .flat_map(|f| f.problems.iter().map(move |p| format!("{}: {p}", f.path.display())))
+            .flat_map(|f| {
+                f.problems
+                    .iter()
+                    .map(move |p| format!("{}: {p}", f.path.display()))
+            })
             .collect()
     }
 }
@@ -110,31 +118,31 @@ impl Library {
         let mut report = LoadReport::default();
         let mut problems_by_path: BTreeMap<PathBuf, Vec<Problem>> = BTreeMap::new();
         let mut parsed: Vec<(PathBuf, EmoteFile)> = Vec::new();
+        let mut paths = Vec::new();
         for root in roots {
-            let paths = match discover::emote_files(root) {
-                Ok(p) => p,
-                Err(e) => {
-                    problems_by_path
-                        .entry(root.clone())
-                        .or_default()
-                        .push(Problem::error("", format!("cannot read: {e}")));
-                    continue;
-                }
-            };
-            for path in paths {
-                report.file_count += 1;
-                let file_report = read_emote_file(&path);
-                if !file_report.problems.is_empty() {
-                    problems_by_path.entry(path.clone()).or_default().extend(file_report.problems);
-                }
-                match file_report.file {
-                    Some(file) => parsed.push((path, file)),
-                    None => {
-                        // Last good: keep what this path held before.
-                        if let Some(prev) = previous.and_then(|l| l.by_path(&path)) {
-                            report.kept_previous.push(path.clone());
-                            parsed.push((path, (*prev.file).clone()));
-                        }
+            match discover::emote_files(root) {
+                Ok(found) => paths.extend(found),
+                Err(e) => problems_by_path
+                    .entry(root.clone())
+                    .or_default()
+                    .push(Problem::error("", format!("cannot read: {e}"))),
+            }
+        }
+        report.file_count = paths.len();
+        for (path, file_report) in paths.iter().zip(read_all(&paths)) {
+            if !file_report.problems.is_empty() {
+                problems_by_path
+                    .entry(path.clone())
+                    .or_default()
+                    .extend(file_report.problems);
+            }
+            match file_report.file {
+                Some(file) => parsed.push((path.clone(), file)),
+                None => {
+                    // Last good: keep what this path held before.
+                    if let Some(prev) = previous.and_then(|l| l.by_path(path)) {
+                        report.kept_previous.push(path.clone());
+                        parsed.push((path.clone(), (*prev.file).clone()));
                     }
                 }
             }
@@ -155,13 +163,16 @@ impl Library {
                         .filter(|&&j| j != i)
                         .map(|&j| parsed[j].0.display().to_string())
                         .collect();
-                    problems_by_path.entry(parsed[i].0.clone()).or_default().push(Problem::error(
-                        "/id",
-                        format!(
-                            "id `{id}` is also used by {}; every file sharing an id is refused",
-                            others.join(", ")
-                        ),
-                    ));
+                    problems_by_path
+                        .entry(parsed[i].0.clone())
+                        .or_default()
+                        .push(Problem::error(
+                            "/id",
+                            format!(
+                                "id `{id}` is also used by {}; every file sharing an id is refused",
+                                others.join(", ")
+                            ),
+                        ));
                 }
             }
         }
@@ -181,7 +192,10 @@ impl Library {
                 let errors = compat::check_sequence(seq, &candidates);
                 if !errors.is_empty() {
                     refused[i] = true;
-                    problems_by_path.entry(path.clone()).or_default().extend(errors);
+                    problems_by_path
+                        .entry(path.clone())
+                        .or_default()
+                        .extend(errors);
                 }
             }
         }
@@ -190,7 +204,10 @@ impl Library {
             if !refused {
                 report.library.emotes.insert(
                     file.id().clone(),
-                    LoadedEmote { file: Arc::new(file), path },
+                    LoadedEmote {
+                        file: Arc::new(file),
+                        path,
+                    },
                 );
             }
         }
@@ -204,4 +221,31 @@ impl Library {
     fn by_path(&self, path: &Path) -> Option<&LoadedEmote> {
         self.emotes.values().find(|e| e.path == path)
     }
+}
+
+/// Reads and validates files on every core: each file is independent, and
+/// loading is dominated by JSON parsing and validation, not by the disk.
+fn read_all(paths: &[PathBuf]) -> Vec<FileReport> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len().max(1));
+    if threads <= 1 || paths.len() < 8 {
+        return paths.iter().map(|p| read_emote_file(p)).collect();
+    }
+    let chunk = paths.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = paths
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || part.iter().map(|p| read_emote_file(p)).collect::<Vec<_>>())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(reports) => reports,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    })
 }

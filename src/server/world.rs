@@ -33,24 +33,38 @@ fn build_flat_world(
     let extent = CHUNK_RADIUS * 16;
     for z in -extent..extent {
         for x in -extent..extent {
-            layer.chunk.set_block([x, SURFACE_Y - 3, z], BlockState::BEDROCK);
-            layer.chunk.set_block([x, SURFACE_Y - 2, z], BlockState::DIRT);
-            layer.chunk.set_block([x, SURFACE_Y - 1, z], BlockState::DIRT);
-            layer.chunk.set_block([x, SURFACE_Y, z], BlockState::GRASS_BLOCK);
+            layer
+                .chunk
+                .set_block([x, SURFACE_Y - 3, z], BlockState::BEDROCK);
+            layer
+                .chunk
+                .set_block([x, SURFACE_Y - 2, z], BlockState::DIRT);
+            layer
+                .chunk
+                .set_block([x, SURFACE_Y - 1, z], BlockState::DIRT);
+            layer
+                .chunk
+                .set_block([x, SURFACE_Y, z], BlockState::GRASS_BLOCK);
         }
     }
     // A smooth stone spawn square.
     for z in -4..=4 {
         for x in -4..=4 {
-            layer.chunk.set_block([x, SURFACE_Y, z], BlockState::SMOOTH_STONE);
+            layer
+                .chunk
+                .set_block([x, SURFACE_Y, z], BlockState::SMOOTH_STONE);
         }
     }
     // A pool two blocks deep east of spawn, so eyes can go under water.
     for z in -3..=3 {
         for x in 8..=14 {
             layer.chunk.set_block([x, SURFACE_Y, z], BlockState::WATER);
-            layer.chunk.set_block([x, SURFACE_Y - 1, z], BlockState::WATER);
-            layer.chunk.set_block([x, SURFACE_Y - 2, z], BlockState::SAND);
+            layer
+                .chunk
+                .set_block([x, SURFACE_Y - 1, z], BlockState::WATER);
+            layer
+                .chunk
+                .set_block([x, SURFACE_Y - 2, z], BlockState::SAND);
         }
     }
     commands.spawn(layer);
@@ -70,8 +84,17 @@ fn place_new_players(
     >,
     layers: Query<Entity, (With<ChunkLayer>, With<EntityLayer>)>,
 ) {
-    let Ok(layer) = layers.get_single() else { return };
-    for (mut layer_id, mut visible_chunk_layer, mut visible_entity_layers, mut pos, mut game_mode) in &mut clients {
+    let Ok(layer) = layers.get_single() else {
+        return;
+    };
+    for (
+        mut layer_id,
+        mut visible_chunk_layer,
+        mut visible_entity_layers,
+        mut pos,
+        mut game_mode,
+    ) in &mut clients
+    {
         layer_id.0 = layer;
         visible_chunk_layer.0 = layer;
         visible_entity_layers.0.insert(layer);

@@ -1,0 +1,9 @@
+//! Criterion benchmarks: `cargo bench --bench main` (this file is named
+//! `benches.rs`, not `main.rs`, so that cargo does not also take it for an
+//! integration test).
+//!
+//! One harness, one module per area (valence's layout).
+
+mod load_files;
+
+criterion::criterion_main!(load_files::benches);
