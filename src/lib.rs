@@ -13,6 +13,7 @@
     clippy::unwrap_used
 )]
 
+pub mod anim;
 pub mod format;
 pub mod library;
 pub mod server;

@@ -1,0 +1,21 @@
+//! Runtime animation math, with no valence types beyond `valence::math`
+//! (glam): easing, track sampling with cursors, Euler conversion, and the
+//! node hierarchy composed into matrices.
+//!
+//! Offline and runtime are split as in ozz-animation: [`Rig::build`]
+//! compiles a validated [`AnimationFile`](crate::format::AnimationFile) once,
+//! and [`Pose::sample`] evaluates it every tick without allocating.
+
+mod easing;
+pub mod euler;
+pub mod pose;
+pub mod rig;
+pub mod track;
+
+pub use euler::quat_from_euler_degrees;
+pub use pose::{NodePose, Pose, SampleError};
+pub use rig::{ExprCompiler, Rig, RigNode};
+pub use track::{slerp, ExprEvaluator, ExprId, NoExprs, Scalar, VectorTrack, VisibilityTrack};
+
+#[cfg(test)]
+mod tests;
