@@ -404,7 +404,7 @@ fn in_a_datapack_only_data_ns_emotes_json_is_read() {
 }
 
 #[test]
-#[ignore = "BUG: discover::is_emote_path reads JSON directly under data/<ns>/ (e.g. data/ns/loose.json) as an emote; only data/<ns>/emotes/**.json should be"]
+
 fn json_directly_under_a_datapack_namespace_is_not_an_emote() {
     let dir = TempDir::new("loose");
     dir.write(

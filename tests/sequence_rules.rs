@@ -2567,7 +2567,7 @@ fn reload_keeps_the_last_good_version_of_a_file_that_became_invalid() {
 }
 
 #[test]
-#[ignore = "BUG: Library::reload documents that \"a file that is now refused keeps the version previous loaded\", but a Sequence refused by the cross-file rules (or a duplicate id) loses its last good version; only files that fail to parse keep it"]
+
 fn reload_keeps_the_last_good_version_of_a_sequence_refused_by_cross_file_rules() {
     let dir = TempDir::new("lastgoodcross");
     dir.write("a.json", &anim("test:a", simple_nodes()));

@@ -73,7 +73,8 @@ impl Easing {
                 if x < 0.5 {
                     ((2.0 * x).powi(2) * ((BACK_C2 + 1.0) * 2.0 * x - BACK_C2)) / 2.0
                 } else {
-                    ((2.0 * x - 2.0).powi(2) * ((BACK_C2 + 1.0) * (x * 2.0 - 2.0) + BACK_C2) + 2.0) / 2.0
+                    ((2.0 * x - 2.0).powi(2) * ((BACK_C2 + 1.0) * (x * 2.0 - 2.0) + BACK_C2) + 2.0)
+                        / 2.0
                 }
             }
             Easing::InElastic => {
@@ -96,7 +97,8 @@ impl Easing {
                 } else if x < 0.5 {
                     -(2f32.powf(20.0 * x - 10.0) * ((20.0 * x - 11.125) * ELASTIC_C5).sin()) / 2.0
                 } else {
-                    (2f32.powf(-20.0 * x + 10.0) * ((20.0 * x - 11.125) * ELASTIC_C5).sin()) / 2.0 + 1.0
+                    (2f32.powf(-20.0 * x + 10.0) * ((20.0 * x - 11.125) * ELASTIC_C5).sin()) / 2.0
+                        + 1.0
                 }
             }
             Easing::InBounce => 1.0 - out_bounce(1.0 - x),
@@ -151,8 +153,16 @@ mod tests {
     #[test]
     fn every_easing_starts_at_zero_and_ends_at_one() {
         for (name, easing) in Easing::ALL {
-            assert!(close(easing.apply(0.0), 0.0), "{name} at 0: {}", easing.apply(0.0));
-            assert!(close(easing.apply(1.0), 1.0), "{name} at 1: {}", easing.apply(1.0));
+            assert!(
+                close(easing.apply(0.0), 0.0),
+                "{name} at 0: {}",
+                easing.apply(0.0)
+            );
+            assert!(
+                close(easing.apply(1.0), 1.0),
+                "{name} at 1: {}",
+                easing.apply(1.0)
+            );
         }
     }
 
@@ -187,20 +197,48 @@ mod tests {
             // back: c3·x³ − c1·x² at 0.5 = 2.70158/8 − 1.70158/4
             (Easing::InBack, 0.5, 2.70158 / 8.0 - 1.70158 / 4.0),
             (Easing::OutBack, 0.5, 1.0 - 2.70158 / 8.0 + 1.70158 / 4.0),
-            (Easing::InOutBack, 0.25, (0.25 * (3.5949095 * 0.5 - 2.5949095)) / 2.0),
+            (
+                Easing::InOutBack,
+                0.25,
+                (0.25 * (3.5949095 * 0.5 - 2.5949095)) / 2.0,
+            ),
             // elastic: −2^(−5)·sin((5 − 10.75)·2π/3) at 0.5
-            (Easing::InElastic, 0.5, -(2f32.powi(-5)) * ((-5.75f32) * 2.0 * PI / 3.0).sin()),
-            (Easing::OutElastic, 0.5, 2f32.powi(-5) * ((4.25f32) * 2.0 * PI / 3.0).sin() + 1.0),
-            (Easing::InOutElastic, 0.25, -(2f32.powi(-5) * ((-6.125f32) * 2.0 * PI / 4.5).sin()) / 2.0),
+            (
+                Easing::InElastic,
+                0.5,
+                -(2f32.powi(-5)) * ((-5.75f32) * 2.0 * PI / 3.0).sin(),
+            ),
+            (
+                Easing::OutElastic,
+                0.5,
+                2f32.powi(-5) * ((4.25f32) * 2.0 * PI / 3.0).sin() + 1.0,
+            ),
+            (
+                Easing::InOutElastic,
+                0.25,
+                -(2f32.powi(-5) * ((-6.125f32) * 2.0 * PI / 4.5).sin()) / 2.0,
+            ),
             // bounce: 7.5625·x² below 1/2.75
             (Easing::OutBounce, 0.2, 7.5625 * 0.04),
-            (Easing::OutBounce, 0.5, 7.5625 * (0.5 - 1.5 / 2.75f32).powi(2) + 0.75),
+            (
+                Easing::OutBounce,
+                0.5,
+                7.5625 * (0.5 - 1.5 / 2.75f32).powi(2) + 0.75,
+            ),
             (Easing::InBounce, 0.8, 1.0 - 7.5625 * 0.04),
-            (Easing::InOutBounce, 0.25, (1.0 - (7.5625 * (0.5 - 1.5 / 2.75f32).powi(2) + 0.75)) / 2.0),
+            (
+                Easing::InOutBounce,
+                0.25,
+                (1.0 - (7.5625 * (0.5 - 1.5 / 2.75f32).powi(2) + 0.75)) / 2.0,
+            ),
         ];
         for &(easing, u, expected) in cases {
             let got = easing.apply(u);
-            assert!(close(got, expected), "{} at {u}: got {got}, expected {expected}", easing.name());
+            assert!(
+                close(got, expected),
+                "{} at {u}: got {got}, expected {expected}",
+                easing.name()
+            );
         }
     }
 
@@ -214,7 +252,10 @@ mod tests {
                 let u = i as f32 / 10.0;
                 let a = easing.apply(u);
                 let b = 1.0 - easing.apply(1.0 - u);
-                assert!((a - b).abs() < 1e-4, "{name} is not point-symmetric at {u}: {a} vs {b}");
+                assert!(
+                    (a - b).abs() < 1e-4,
+                    "{name} is not point-symmetric at {u}: {a} vs {b}"
+                );
             }
         }
     }

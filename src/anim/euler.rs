@@ -31,7 +31,8 @@ mod tests {
     fn order_is_x_then_y_then_z_as_matrices() {
         let d = Vec3::new(30.0, -45.0, 70.0);
         let r = d * (std::f32::consts::PI / 180.0);
-        let m = Mat3::from_rotation_x(r.x) * Mat3::from_rotation_y(r.y) * Mat3::from_rotation_z(r.z);
+        let m =
+            Mat3::from_rotation_x(r.x) * Mat3::from_rotation_y(r.y) * Mat3::from_rotation_z(r.z);
         let q = quat_from_euler_degrees(d);
         for v in [Vec3::X, Vec3::Y, Vec3::Z, Vec3::new(0.3, -1.2, 2.0)] {
             assert!((q * v).abs_diff_eq(m * v, 1e-5), "{v}");

@@ -74,7 +74,12 @@ impl Pose {
 
     /// Samples `rig` at tick `t` (ticks after the cycle began) into this buffer.
     /// Does not allocate.
-    pub fn sample(&mut self, rig: &Rig, t: f32, exprs: &mut dyn ExprEvaluator) -> Result<(), SampleError> {
+    pub fn sample(
+        &mut self,
+        rig: &Rig,
+        t: f32,
+        exprs: &mut dyn ExprEvaluator,
+    ) -> Result<(), SampleError> {
         for (i, node) in rig.nodes.iter().enumerate() {
             let cursors = &mut self.cursors[i];
             let position = match &node.position {
@@ -90,12 +95,17 @@ impl Pose {
                 None => node.rest_scale,
             };
             if !(position.is_finite() && rotation.is_finite() && scale.is_finite()) {
-                return Err(SampleError::NonFiniteTransform { node: node.id.clone() });
+                return Err(SampleError::NonFiniteTransform {
+                    node: node.id.clone(),
+                });
             }
             let visible = match &node.visible {
-                Some(track) => track
-                    .sample(t, &mut cursors[3], exprs)
-                    .map_err(|source| SampleError::NonFiniteVisibility { node: node.id.clone(), source })?,
+                Some(track) => track.sample(t, &mut cursors[3], exprs).map_err(|source| {
+                    SampleError::NonFiniteVisibility {
+                        node: node.id.clone(),
+                        source,
+                    }
+                })?,
                 None => node.initial_visible,
             };
             let local = Mat4::from_scale_rotation_translation(scale, rotation, position);
@@ -103,7 +113,13 @@ impl Pose {
                 Some(p) => self.nodes[p].matrix * local,
                 None => local,
             };
-            self.nodes[i] = NodePose { visible, position, rotation, scale, matrix };
+            self.nodes[i] = NodePose {
+                visible,
+                position,
+                rotation,
+                scale,
+                matrix,
+            };
         }
         Ok(())
     }

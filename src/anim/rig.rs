@@ -5,7 +5,9 @@
 use valence::math::{Quat, Vec3};
 
 use super::euler::quat_from_euler_degrees;
-use super::track::{CompiledKey, ExprId, Scalar, VectorChannel, VectorTrack, Visibility, VisibilityTrack};
+use super::track::{
+    CompiledKey, ExprId, Scalar, VectorChannel, VectorTrack, Visibility, VisibilityTrack,
+};
 use crate::format::node::Attachment;
 use crate::format::problem::join_pointer;
 use crate::format::track::{Component, KeyValue, VectorKey, VisibilityValue};
@@ -65,7 +67,10 @@ impl Rig {
 
     /// Compiles a validated file, sending every Molang string to `compiler`.
     /// Returns every compile error, not just the first.
-    pub fn build<C: ExprCompiler>(file: &AnimationFile, compiler: &mut C) -> Result<Rig, Vec<C::Error>> {
+    pub fn build<C: ExprCompiler>(
+        file: &AnimationFile,
+        compiler: &mut C,
+    ) -> Result<Rig, Vec<C::Error>> {
         let mut errors = Vec::new();
         let mut nodes: Vec<RigNode> = Vec::with_capacity(file.nodes.len());
         // `file.nodes` is sorted by depth, so a parent is always already placed.
@@ -78,12 +83,15 @@ impl Rig {
             let base = join_pointer("/timeline/tracks", &node.id);
             let mut vector = |keys: &Option<Vec<VectorKey>>, channel: VectorChannel, name: &str| {
                 keys.as_ref().map(|keys| {
-                    let compiled = compile_vector_keys(keys, &format!("{base}/{name}"), compiler, &mut errors);
+                    let compiled =
+                        compile_vector_keys(keys, &format!("{base}/{name}"), compiler, &mut errors);
                     VectorTrack::new(channel, &compiled)
                 })
             };
-            let position = tracks.and_then(|t| vector(&t.position, VectorChannel::Position, "position"));
-            let rotation = tracks.and_then(|t| vector(&t.rotation, VectorChannel::Rotation, "rotation"));
+            let position =
+                tracks.and_then(|t| vector(&t.position, VectorChannel::Position, "position"));
+            let rotation =
+                tracks.and_then(|t| vector(&t.rotation, VectorChannel::Rotation, "rotation"));
             let scale = tracks.and_then(|t| vector(&t.scale, VectorChannel::Scale, "scale"));
             let visible = tracks.and_then(|t| t.visible.as_ref()).map(|keys| {
                 let compiled: Vec<(f32, Visibility)> = keys
@@ -123,7 +131,10 @@ impl Rig {
             });
         }
         if errors.is_empty() {
-            Ok(Rig { nodes, duration_ticks: file.timeline.duration_ticks })
+            Ok(Rig {
+                nodes,
+                duration_ticks: file.timeline.duration_ticks,
+            })
         } else {
             Err(errors)
         }
@@ -136,7 +147,10 @@ fn compile_vector_keys<C: ExprCompiler>(
     compiler: &mut C,
     errors: &mut Vec<C::Error>,
 ) -> Vec<CompiledKey> {
-    let mut compile3 = |value: &[Component; 3], pointer: String, errors: &mut Vec<C::Error>| -> [Scalar; 3] {
+    let mut compile3 = |value: &[Component; 3],
+                        pointer: String,
+                        errors: &mut Vec<C::Error>|
+     -> [Scalar; 3] {
         let mut out = [Scalar::Constant(0.0); 3];
         for (c, component) in value.iter().enumerate() {
             out[c] = match component {

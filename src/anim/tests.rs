@@ -85,12 +85,18 @@ fn linear_step_and_pre_post_table() {
     ];
     for &(t, expected) in table {
         let got = sample_x(&rig, &mut pose, t);
-        assert!((got - expected).abs() < 1e-4, "t={t}: got {got}, expected {expected}");
+        assert!(
+            (got - expected).abs() < 1e-4,
+            "t={t}: got {got}, expected {expected}"
+        );
     }
     // Backwards after forwards: the cursor restarts and agrees.
     for &(t, expected) in table.iter().rev() {
         let got = sample_x(&rig, &mut pose, t);
-        assert!((got - expected).abs() < 1e-4, "backwards t={t}: got {got}, expected {expected}");
+        assert!(
+            (got - expected).abs() < 1e-4,
+            "backwards t={t}: got {got}, expected {expected}"
+        );
     }
     // Channels without a track keep the node's transform.
     assert_eq!(pose.nodes[0].position.y, 0.0);
@@ -136,7 +142,10 @@ fn rotation_slerps_between_euler_keys() {
     pose.sample(&rig, 10.0, &mut NoExprs).expect("finite");
     let expected = Quat::from_rotation_y(45f32.to_radians());
     let got = pose.nodes[0].rotation;
-    assert!(got.abs_diff_eq(expected, 1e-5) || got.abs_diff_eq(-expected, 1e-5), "{got}");
+    assert!(
+        got.abs_diff_eq(expected, 1e-5) || got.abs_diff_eq(-expected, 1e-5),
+        "{got}"
+    );
 }
 
 #[test]
@@ -167,10 +176,16 @@ fn hierarchy_composes_translation_rotation_and_scale() {
     let child = rig.node_index("c").expect("child");
     let m = pose.nodes[child].matrix;
     // Hand-computed: origin = (1,0,0) + R_y(90°)·(2·(1,0,0)) = (1,0,0) + (0,0,−2).
-    assert!(m.transform_point3(Vec3::ZERO).abs_diff_eq(Vec3::new(1.0, 0.0, -2.0), 1e-5));
+    assert!(m
+        .transform_point3(Vec3::ZERO)
+        .abs_diff_eq(Vec3::new(1.0, 0.0, -2.0), 1e-5));
     // The child's +X: turned 180° about Y in all, scaled 2 → (−2,0,0).
-    assert!(m.transform_vector3(Vec3::X).abs_diff_eq(Vec3::new(-2.0, 0.0, 0.0), 1e-5));
-    assert!(m.transform_vector3(Vec3::Y).abs_diff_eq(Vec3::new(0.0, 2.0, 0.0), 1e-5));
+    assert!(m
+        .transform_vector3(Vec3::X)
+        .abs_diff_eq(Vec3::new(-2.0, 0.0, 0.0), 1e-5));
+    assert!(m
+        .transform_vector3(Vec3::Y)
+        .abs_diff_eq(Vec3::new(0.0, 2.0, 0.0), 1e-5));
     // The anchor is never shown; the block is.
     assert!(!pose.nodes[rig.node_index("p").expect("parent")].visible);
     assert!(pose.nodes[child].visible);
@@ -190,7 +205,10 @@ fn moving_parent_carries_its_children() {
     let c = rig.node_index("c").expect("child");
     // (4,0,0) + R_z(90°)·(3·(0,1,0)) = (4,0,0) + (−3,0,0).
     let origin = pose.nodes[c].matrix.transform_point3(Vec3::ZERO);
-    assert!(origin.abs_diff_eq(Vec3::new(1.0, 0.0, 0.0), 1e-5), "{origin}");
+    assert!(
+        origin.abs_diff_eq(Vec3::new(1.0, 0.0, 0.0), 1e-5),
+        "{origin}"
+    );
 }
 
 #[test]
@@ -203,14 +221,18 @@ fn visibility_steps_and_molang_zero_hides() {
     assert_eq!(exprs, vec!["v.flag".to_owned()]);
     let mut pose = Pose::new(&rig);
     let mut shown = |t: f32, flag: f32| {
-        pose.sample(&rig, t, &mut Table(vec![flag])).map(|_| pose.nodes[0].visible)
+        pose.sample(&rig, t, &mut Table(vec![flag]))
+            .map(|_| pose.nodes[0].visible)
     };
     assert_eq!(shown(0.0, 0.0), Ok(false));
     assert_eq!(shown(5.0 - EPS_T, 0.0), Ok(false));
     assert_eq!(shown(5.0, 0.0), Ok(true));
     assert_eq!(shown(10.0, 0.0), Ok(false));
     assert_eq!(shown(10.0, -2.0), Ok(true));
-    assert!(matches!(shown(12.0, f32::NAN), Err(SampleError::NonFiniteVisibility { .. })));
+    assert!(matches!(
+        shown(12.0, f32::NAN),
+        Err(SampleError::NonFiniteVisibility { .. })
+    ));
 }
 
 #[test]
@@ -222,8 +244,11 @@ fn molang_components_are_evaluated_per_key() {
     );
     assert_eq!(exprs.len(), 2);
     let mut pose = Pose::new(&rig);
-    pose.sample(&rig, 5.0, &mut Table(vec![2.0, 4.0])).expect("finite");
-    assert!(pose.nodes[0].position.abs_diff_eq(Vec3::new(3.0, 0.5, 0.0), 1e-6));
+    pose.sample(&rig, 5.0, &mut Table(vec![2.0, 4.0]))
+        .expect("finite");
+    assert!(pose.nodes[0]
+        .position
+        .abs_diff_eq(Vec3::new(3.0, 0.5, 0.0), 1e-6));
     let err = pose.sample(&rig, 5.0, &mut Table(vec![f32::INFINITY, 4.0]));
     assert!(matches!(err, Err(SampleError::NonFiniteTransform { .. })));
 }
@@ -233,7 +258,9 @@ fn compile_errors_are_all_collected() {
     let text = r#"{"type":"animation","schema_version":4,"id":"t:t","metadata":{"name":"T"},"settings":{},
       "nodes":{"a":{"type":"anchor","space":"scene","transform":{"position":[0,0,0],"rotation":[0,0,0],"scale":[1,1,1]}}},
       "timeline":{"duration":10,"tracks":{"a":{"position":[{"time":0,"value":["bad",0,"bad"]}]}}}}"#;
-    let Some(EmoteFile::Animation(file)) = parse_emote_json(text).file else { panic!("invalid") };
+    let Some(EmoteFile::Animation(file)) = parse_emote_json(text).file else {
+        panic!("invalid")
+    };
     let errors = Rig::build(&file, &mut Numbering(Vec::new())).expect_err("two bad strings");
     assert_eq!(
         errors,
@@ -246,7 +273,9 @@ fn compile_errors_are_all_collected() {
 
 fn unit_quat() -> impl Strategy<Value = Quat> {
     (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
-        .prop_filter("not too short", |(x, y, z, w)| x * x + y * y + z * z + w * w > 0.01)
+        .prop_filter("not too short", |(x, y, z, w)| {
+            x * x + y * y + z * z + w * w > 0.01
+        })
         .prop_map(|(x, y, z, w)| Quat::from_xyzw(x, y, z, w).normalize())
 }
 
@@ -279,5 +308,8 @@ fn identity_when_nothing_moves() {
     let (rig, _) = rig_from(ONE_ITEM, "{}", "1t");
     let mut pose = Pose::new(&rig);
     pose.sample(&rig, 0.0, &mut NoExprs).expect("finite");
-    assert_eq!(pose.nodes[0].matrix, Mat4::from_translation(Vec3::new(7.0, 8.0, 9.0)));
+    assert_eq!(
+        pose.nodes[0].matrix,
+        Mat4::from_translation(Vec3::new(7.0, 8.0, 9.0))
+    );
 }

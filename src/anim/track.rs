@@ -209,7 +209,12 @@ impl VectorTrack {
     }
 
     /// Samples a rotation track at tick `t`, as a unit quaternion.
-    pub fn sample_rotation(&self, t: f32, cursor: &mut usize, exprs: &mut dyn ExprEvaluator) -> Quat {
+    pub fn sample_rotation(
+        &self,
+        t: f32,
+        cursor: &mut usize,
+        exprs: &mut dyn ExprEvaluator,
+    ) -> Quat {
         let (i, progress) = self.locate(t, cursor);
         let constant = !self.quats_out.is_empty();
         match progress {
@@ -278,7 +283,12 @@ impl VisibilityTrack {
     }
 
     /// Whether the node is shown at tick `t`.
-    pub fn sample(&self, t: f32, cursor: &mut usize, exprs: &mut dyn ExprEvaluator) -> Result<bool, NonFiniteVisibility> {
+    pub fn sample(
+        &self,
+        t: f32,
+        cursor: &mut usize,
+        exprs: &mut dyn ExprEvaluator,
+    ) -> Result<bool, NonFiniteVisibility> {
         let n = self.times_ticks.len();
         if *cursor >= n || self.times_ticks[*cursor] > t {
             *cursor = 0;

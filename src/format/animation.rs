@@ -290,8 +290,12 @@ fn read_nodes(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems)
                 }
                 Some(Attachment::Parent(parent)) => match index.get(parent.as_str()) {
                     Some(&next) if chain.contains(&next) => {
-                        // Report a cycle once, at its first member in file order.
-                        if chain.first() == Some(&next) || next == i {
+                        // Report a cycle once, at the member whose id sorts first
+                        // (`nodes` is read in key order; nodes that merely lead
+                        // into a cycle are not members).
+                        let start = chain.iter().position(|&c| c == next).unwrap_or(0);
+                        let first_member = chain[start..].iter().copied().min();
+                        if first_member == Some(i) {
                             let names: Vec<&str> =
                                 chain.iter().map(|&c| raw[c].id.as_str()).collect();
                             problems.error(

@@ -108,6 +108,10 @@ pub fn parse_emote_value(value: &serde_json::Value) -> FileReport {
             );
             None
         }
+        None if value.get("type").is_some() => {
+            problems.error("/type", "`type` must be \"animation\" or \"sequence\"");
+            None
+        }
         None if value.is_object() => {
             problems.error(
                 "",

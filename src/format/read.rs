@@ -172,6 +172,27 @@ pub(crate) fn finite_number(
     }
 }
 
+/// A finite number within `[min, max]`, checked on the number as written
+/// (before it is narrowed to `f32`, so 180.000001 is not taken for 180).
+pub(crate) fn number_in_range(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    what: &str,
+    min: f64,
+    max: f64,
+    rule: &str,
+) -> Option<f32> {
+    let narrowed = finite_number(value, pointer, problems, what)?;
+    match value.as_f64() {
+        Some(n) if n >= min && n <= max => Some(narrowed),
+        _ => {
+            problems.error(pointer, format!("{what} {rule}, found {value}"));
+            None
+        }
+    }
+}
+
 /// A nonnegative integer that fits `u32`.
 pub(crate) fn count(
     value: &Value,

@@ -138,15 +138,16 @@ pub(crate) fn read_player(
         if let Some(mut sc) = Obj::new(v, &p, problems, "`stop_conditions`") {
             let s = &mut out.stop_conditions;
             if let Some((v, p)) = sc.opt("movement_distance") {
-                if let Some(d) = read::finite_number(v, &p, problems, "`movement_distance`") {
-                    if d < 0.0 {
-                        problems.error(
-                            &p,
-                            "`movement_distance` must be 0 (off) or a positive distance in blocks",
-                        );
-                    } else {
-                        s.movement_distance_blocks = d;
-                    }
+                if let Some(d) = read::number_in_range(
+                    v,
+                    &p,
+                    problems,
+                    "`movement_distance`",
+                    0.0,
+                    f64::MAX,
+                    "must be 0 (off) or a positive distance in blocks",
+                ) {
+                    s.movement_distance_blocks = d;
                 }
             }
             for key in STOP_FLAGS {
@@ -193,17 +194,16 @@ pub(crate) fn read_animation_settings(
     }
     out.cooldown_ticks = read_cooldown(&mut obj, problems);
     if let Some((v, p)) = obj.opt("rotation_deadzone") {
-        if let Some(d) = read::finite_number(v, &p, problems, "`rotation_deadzone`") {
-            if (0.0..=180.0).contains(&d) {
-                out.rotation_deadzone_degrees = d;
-            } else {
-                problems.error(
-                    &p,
-                    format!(
-                        "`rotation_deadzone` must be an angle from 0 to 180 degrees, found {d}"
-                    ),
-                );
-            }
+        if let Some(d) = read::number_in_range(
+            v,
+            &p,
+            problems,
+            "`rotation_deadzone`",
+            0.0,
+            180.0,
+            "must be an angle from 0 to 180 degrees",
+        ) {
+            out.rotation_deadzone_degrees = d;
         }
     }
     if let Some((v, p)) = obj.opt("player") {

@@ -91,6 +91,9 @@ pub fn item_stack(text: &str) -> SnbtResult<ItemStack> {
                 }
             }
             "count" | "Count" => {
+                if compound.contains_key("count") && compound.contains_key("Count") {
+                    return Err("write the item count once: `count` (modern) or `Count` (1.20.1)".to_owned());
+                }
                 count = as_int(value).ok_or_else(|| format!("item `{key}` must be a whole number"))?;
             }
             "tag" => match value {

@@ -410,7 +410,7 @@ pub(crate) fn read_vector_track(
         };
         let easing = match easing {
             Some((Some(e), p)) => {
-                if interpolation == Interpolation::Step && e != Easing::Linear {
+                if interpolation == Interpolation::Step {
                     problems.error(
                         &p,
                         "easing applies to linear segments only; it cannot be combined with `step`",

@@ -29,28 +29,41 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> 
         let file_type = entry.file_type()?;
         if file_type.is_dir() {
             walk(root, &path, out)?;
-        } else if path.extension().is_some_and(|e| e == "json") && is_emote_path(root, &path) {
+        } else if path.extension().is_some_and(|e| e == "json") && is_emote_path(&path) {
             out.push(path);
         }
     }
     Ok(())
 }
 
-/// False for JSON inside a datapack's `data/<namespace>/` that is not under `emotes/`.
-fn is_emote_path(root: &Path, path: &Path) -> bool {
-    let relative = path.strip_prefix(root).unwrap_or(path);
-    let parts: Vec<&str> = relative
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(s) => s.to_str(),
-            _ => None,
-        })
-        .collect();
-    match parts.iter().position(|p| *p == "data") {
-        // data/<namespace>/<kind>/...: an emote only when <kind> is `emotes`.
-        Some(i) if parts.len() > i + 3 => parts[i + 2] == "emotes",
-        _ => true,
+/// False for JSON inside a datapack's `data/` that is not under
+/// `data/<namespace>/emotes/`. A folder counts as a datapack's `data/` only
+/// when a `pack.mcmeta` sits beside it, so an emote folder that happens to be
+/// called `data` is still read, and checking `datapacks/p/data` directly
+/// skips tags and recipes too.
+fn is_emote_path(path: &Path) -> bool {
+    for ancestor in path.ancestors().skip(1) {
+        let is_data = ancestor.file_name().is_some_and(|n| n == "data");
+        let is_pack = is_data
+            && ancestor
+                .parent()
+                .is_some_and(|pack| pack.join("pack.mcmeta").is_file());
+        if is_pack {
+            let Ok(relative) = path.strip_prefix(ancestor) else {
+                return true;
+            };
+            let parts: Vec<&str> = relative
+                .components()
+                .filter_map(|c| match c {
+                    Component::Normal(s) => s.to_str(),
+                    _ => None,
+                })
+                .collect();
+            // <namespace>/emotes/.../<file>.json
+            return parts.len() >= 3 && parts[1] == "emotes";
+        }
     }
+    true
 }
 
 #[cfg(test)]
@@ -59,22 +72,41 @@ mod tests {
 
     #[test]
     fn datapack_layout() {
-        let root = Path::new("datapacks");
-        assert!(is_emote_path(
-            root,
-            Path::new("datapacks/p/data/ns/emotes/a.json")
-        ));
-        assert!(is_emote_path(
-            root,
-            Path::new("datapacks/p/data/ns/emotes/sub/a.json")
-        ));
-        assert!(!is_emote_path(
-            root,
-            Path::new("datapacks/p/data/ns/tags/a.json")
-        ));
-        assert!(is_emote_path(
-            Path::new("emotes"),
-            Path::new("emotes/dances/a.json")
-        ));
+        let root = std::env::temp_dir().join(format!("emoted-discover-{}", std::process::id()));
+        let pack = root.join("p");
+        let files = [
+            "p/data/ns/emotes/a.json",
+            "p/data/ns/emotes/sub/b.json",
+            "p/data/ns/tags/c.json",
+            "p/data/ns/loose.json",
+            "plain/data/x/y/d.json",
+        ];
+        for f in files {
+            let path = root.join(f);
+            std::fs::create_dir_all(path.parent().expect("has parent")).expect("mkdir");
+            std::fs::write(&path, "{}").expect("write");
+        }
+        std::fs::write(pack.join("pack.mcmeta"), "{}").expect("write");
+        let found: Vec<String> = emote_files(&root)
+            .expect("walk")
+            .iter()
+            .map(|p| {
+                p.strip_prefix(&root)
+                    .expect("under root")
+                    .to_string_lossy()
+                    .replace('\\', "/")
+            })
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                "p/data/ns/emotes/a.json",
+                "p/data/ns/emotes/sub/b.json",
+                "plain/data/x/y/d.json"
+            ]
+        );
+        // Pointing straight at the pack's data folder applies the same rule.
+        assert_eq!(emote_files(&pack.join("data")).expect("walk").len(), 2);
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -117,7 +117,7 @@ impl Library {
     pub fn reload(roots: &[PathBuf], previous: Option<&Library>) -> LoadReport {
         let mut report = LoadReport::default();
         let mut problems_by_path: BTreeMap<PathBuf, Vec<Problem>> = BTreeMap::new();
-        let mut parsed: Vec<(PathBuf, EmoteFile)> = Vec::new();
+        let mut parsed: Vec<(PathBuf, Arc<EmoteFile>)> = Vec::new();
         let mut paths = Vec::new();
         for root in roots {
             match discover::emote_files(root) {
@@ -137,12 +137,12 @@ impl Library {
                     .extend(file_report.problems);
             }
             match file_report.file {
-                Some(file) => parsed.push((path.clone(), file)),
+                Some(file) => parsed.push((path.clone(), Arc::new(file))),
                 None => {
                     // Last good: keep what this path held before.
                     if let Some(prev) = previous.and_then(|l| l.by_path(path)) {
                         report.kept_previous.push(path.clone());
-                        parsed.push((path.clone(), (*prev.file).clone()));
+                        parsed.push((path.clone(), Arc::clone(&prev.file)));
                     }
                 }
             }
@@ -182,13 +182,13 @@ impl Library {
             .iter()
             .zip(&refused)
             .filter(|(_, r)| !**r)
-            .map(|((_, f), _)| (f.id().clone(), f))
+            .map(|((_, f), _)| (f.id().clone(), &**f))
             .collect();
         for (i, (path, file)) in parsed.iter().enumerate() {
             if refused[i] {
                 continue;
             }
-            if let EmoteFile::Sequence(seq) = file {
+            if let EmoteFile::Sequence(seq) = &**file {
                 let errors = compat::check_sequence(seq, &candidates);
                 if !errors.is_empty() {
                     refused[i] = true;
@@ -200,17 +200,40 @@ impl Library {
             }
         }
 
+        let mut emotes: BTreeMap<EmoteId, LoadedEmote> = BTreeMap::new();
+        let mut refused_paths = Vec::new();
         for ((path, file), refused) in parsed.into_iter().zip(refused) {
-            if !refused {
-                report.library.emotes.insert(
-                    file.id().clone(),
-                    LoadedEmote {
-                        file: Arc::new(file),
-                        path,
-                    },
-                );
+            if refused {
+                refused_paths.push(path);
+            } else {
+                emotes.insert(file.id().clone(), LoadedEmote { file, path });
             }
         }
+        // Last good for files refused by the rules across files (a duplicate id,
+        // a Sequence whose references broke): the previous version stays when
+        // its id is still free and, for a Sequence, it still checks out.
+        if let Some(previous) = previous {
+            for path in refused_paths {
+                let Some(prev) = previous.by_path(&path) else {
+                    continue;
+                };
+                if emotes.contains_key(prev.file.id()) || report.kept_previous.contains(&path) {
+                    continue;
+                }
+                if let EmoteFile::Sequence(seq) = &*prev.file {
+                    let current: BTreeMap<EmoteId, &EmoteFile> = emotes
+                        .iter()
+                        .map(|(id, e)| (id.clone(), &*e.file))
+                        .collect();
+                    if !compat::check_sequence(seq, &current).is_empty() {
+                        continue;
+                    }
+                }
+                report.kept_previous.push(path.clone());
+                emotes.insert(prev.file.id().clone(), prev.clone());
+            }
+        }
+        report.library.emotes = emotes;
         report.files = problems_by_path
             .into_iter()
             .map(|(path, problems)| FileProblems { path, problems })
