@@ -16,4 +16,5 @@
 pub mod anim;
 pub mod format;
 pub mod library;
+pub mod playback;
 pub mod server;

@@ -1,0 +1,185 @@
+//! The seven stop conditions, tested against what the server observed of a
+//! player during one tick. Detecting the observations (vanilla's jump test,
+//! eyes in water, damage...) is the server's job; deciding is here.
+
+use crate::format::settings::StopConditions;
+
+/// What happened to a participant this tick.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PlayerObservation {
+    /// Feet position (x, z) in blocks.
+    pub horizontal_position: [f64; 2],
+    /// The player jumped (vanilla: left the ground moving up with the jump velocity).
+    pub jumped: bool,
+    /// The eyes are in water.
+    pub eyes_in_water: bool,
+    /// The player rides an entity.
+    pub riding: bool,
+    /// The player took damage.
+    pub damaged: bool,
+    /// The player attacked an entity.
+    pub attacked: bool,
+    /// The player's game mode changed.
+    pub game_mode_changed: bool,
+}
+
+/// Why a playback stopped by itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StopReason {
+    /// Moved past `movement_distance` (horizontally, from the start).
+    Moved,
+    /// Jumped.
+    Jumped,
+    /// Eyes went under water.
+    Submerged,
+    /// Started riding.
+    Rode,
+    /// Took damage.
+    Damaged,
+    /// Attacked.
+    Attacked,
+    /// Game mode changed.
+    GameModeChanged,
+}
+
+impl StopReason {
+    /// A short phrase for chat and logs.
+    pub fn describe(self) -> &'static str {
+        match self {
+            StopReason::Moved => "you moved",
+            StopReason::Jumped => "you jumped",
+            StopReason::Submerged => "you went under water",
+            StopReason::Rode => "you started riding",
+            StopReason::Damaged => "you took damage",
+            StopReason::Attacked => "you attacked",
+            StopReason::GameModeChanged => "your game mode changed",
+        }
+    }
+}
+
+/// Checks one participant against an emote's stop conditions.
+#[derive(Clone, Copy, Debug)]
+pub struct StopMonitor {
+    conditions: StopConditions,
+    start: [f64; 2],
+}
+
+impl StopMonitor {
+    /// Starts watching a participant standing at `start` (x, z).
+    pub fn new(conditions: StopConditions, start: [f64; 2]) -> Self {
+        Self { conditions, start }
+    }
+
+    /// The first condition met this tick, in the order the file lists them.
+    pub fn check(&self, seen: &PlayerObservation) -> Option<StopReason> {
+        let c = &self.conditions;
+        let dx = seen.horizontal_position[0] - self.start[0];
+        let dz = seen.horizontal_position[1] - self.start[1];
+        let limit = f64::from(c.movement_distance_blocks);
+        if limit > 0.0 && dx * dx + dz * dz > limit * limit {
+            return Some(StopReason::Moved);
+        }
+        [
+            (c.jump && seen.jumped, StopReason::Jumped),
+            (c.submerge && seen.eyes_in_water, StopReason::Submerged),
+            (c.ride && seen.riding, StopReason::Rode),
+            (c.damage && seen.damaged, StopReason::Damaged),
+            (c.attack && seen.attacked, StopReason::Attacked),
+            (
+                c.game_mode_change && seen.game_mode_changed,
+                StopReason::GameModeChanged,
+            ),
+        ]
+        .into_iter()
+        .find_map(|(hit, reason)| hit.then_some(reason))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_on(distance: f32) -> StopConditions {
+        StopConditions {
+            movement_distance_blocks: distance,
+            jump: true,
+            submerge: true,
+            ride: true,
+            damage: true,
+            attack: true,
+            game_mode_change: true,
+        }
+    }
+
+    #[test]
+    fn movement_is_horizontal_from_the_start() {
+        let m = StopMonitor::new(all_on(1.0), [10.0, 10.0]);
+        let at = |x, z| PlayerObservation {
+            horizontal_position: [x, z],
+            ..Default::default()
+        };
+        assert_eq!(m.check(&at(10.9, 10.0)), None);
+        assert_eq!(m.check(&at(10.6, 10.6)), None);
+        assert_eq!(m.check(&at(10.8, 10.8)), Some(StopReason::Moved));
+        let off = StopMonitor::new(all_on(0.0), [0.0, 0.0]);
+        assert_eq!(
+            off.check(&at(100.0, 0.0)),
+            None,
+            "0 disables the distance check"
+        );
+    }
+
+    #[test]
+    fn each_flag_stops_only_when_enabled() {
+        let seen = [
+            (
+                PlayerObservation {
+                    jumped: true,
+                    ..Default::default()
+                },
+                StopReason::Jumped,
+            ),
+            (
+                PlayerObservation {
+                    eyes_in_water: true,
+                    ..Default::default()
+                },
+                StopReason::Submerged,
+            ),
+            (
+                PlayerObservation {
+                    riding: true,
+                    ..Default::default()
+                },
+                StopReason::Rode,
+            ),
+            (
+                PlayerObservation {
+                    damaged: true,
+                    ..Default::default()
+                },
+                StopReason::Damaged,
+            ),
+            (
+                PlayerObservation {
+                    attacked: true,
+                    ..Default::default()
+                },
+                StopReason::Attacked,
+            ),
+            (
+                PlayerObservation {
+                    game_mode_changed: true,
+                    ..Default::default()
+                },
+                StopReason::GameModeChanged,
+            ),
+        ];
+        let on = StopMonitor::new(all_on(0.0), [0.0, 0.0]);
+        let off = StopMonitor::new(StopConditions::default(), [0.0, 0.0]);
+        for (observation, reason) in seen {
+            assert_eq!(on.check(&observation), Some(reason));
+            assert_eq!(off.check(&observation), None);
+        }
+    }
+}
