@@ -6,12 +6,14 @@
 //! compiles a validated [`AnimationFile`](crate::format::AnimationFile) once,
 //! and [`Pose::sample`] evaluates it every tick without allocating.
 
+pub mod decompose;
 mod easing;
 pub mod euler;
 pub mod pose;
 pub mod rig;
 pub mod track;
 
+pub use decompose::DisplayTransform;
 pub use euler::quat_from_euler_degrees;
 pub use pose::{NodePose, Pose, SampleError};
 pub use rig::{ExprCompiler, Rig, RigNode};
