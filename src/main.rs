@@ -25,6 +25,25 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Print an Animation's sampled poses at the given ticks, one JSON line each.
+    Sample {
+        /// The Animation file.
+        file: PathBuf,
+        /// Ticks after the start to sample (repeatable).
+        #[arg(long = "tick", required = true)]
+        ticks: Vec<u32>,
+        /// Seed for Molang randomness.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Evaluate one Molang expression or program and print the number.
+    Molang {
+        /// The expression, e.g. "math.sin(30) * 2".
+        expr: String,
+        /// Set a variable first, e.g. --set v.x=3 (repeatable).
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        sets: Vec<String>,
+    },
 }
 
 #[derive(clap::Args, Default)]
@@ -42,6 +61,8 @@ fn main() -> ExitCode {
     match cli.command {
         Some(Command::Check { paths }) => check(&paths),
         Some(Command::Serve(args)) => serve(args),
+        Some(Command::Sample { file, ticks, seed }) => sample(&file, &ticks, seed),
+        Some(Command::Molang { expr, sets }) => molang(&expr, &sets),
         None => serve(ServeArgs {
             address: None,
             emote_roots: vec!["emotes".into(), "datapacks".into()],
@@ -68,6 +89,86 @@ fn check(paths: &[PathBuf]) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+#[allow(clippy::print_stdout)]
+fn sample(path: &std::path::Path, ticks: &[u32], seed: u64) -> ExitCode {
+    use emoted::format::{read_emote_file, EmoteFile};
+    use emoted::library::{sample::sample_ticks, CompiledAnimation};
+
+    let report = read_emote_file(path);
+    let print_problems = |problems: &[emoted::format::Problem]| {
+        for p in problems {
+            eprintln!("{}: {p}", path.display());
+        }
+    };
+    let Some(file) = report.file else {
+        print_problems(&report.problems);
+        return ExitCode::FAILURE;
+    };
+    let EmoteFile::Animation(animation) = file else {
+        eprintln!(
+            "{}: `sample` takes an Animation, not a Sequence",
+            path.display()
+        );
+        return ExitCode::FAILURE;
+    };
+    let compiled = match CompiledAnimation::compile(&animation) {
+        Ok(c) => c,
+        Err(problems) => {
+            print_problems(&problems);
+            return ExitCode::FAILURE;
+        }
+    };
+    match sample_ticks(&compiled, ticks, seed) {
+        Ok(lines) => {
+            for line in lines {
+                match serde_json::to_string(&line) {
+                    Ok(text) => println!("{text}"),
+                    Err(e) => {
+                        eprintln!("cannot write the sample: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{}: playback would stop: {e}", path.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[allow(clippy::print_stdout)]
+fn molang(expr: &str, sets: &[String]) -> ExitCode {
+    let mut values = Vec::new();
+    for set in sets {
+        let parsed = set.split_once('=').and_then(|(name, value)| {
+            value
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .map(|v| (name.trim().to_owned(), v))
+        });
+        match parsed {
+            Some(pair) => values.push(pair),
+            None => {
+                eprintln!("--set `{set}`: expected NAME=NUMBER, e.g. v.x=3");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    match emoted::molang::evaluate_standalone(expr, &values) {
+        Ok(value) => {
+            println!("{value}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -10,22 +10,31 @@
 //! - a Sequence that fails those rules is refused; the Animations stay.
 
 mod compat;
+pub mod compiled;
 pub mod discover;
+pub mod sample;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::format::{read_emote_file, EmoteFile, EmoteId, FileReport, Problem};
+pub use compiled::{CompiledAnimation, MolangState};
+
+use crate::format::{read_emote_file, EmoteFile, EmoteId, Problem};
 
 /// One loaded emote and the file it came from.
 #[derive(Clone, Debug)]
 pub struct LoadedEmote {
     /// The validated file.
     pub file: Arc<EmoteFile>,
+    /// For Animations: the compiled rig and Molang programs.
+    pub compiled: Option<Arc<CompiledAnimation>>,
     /// Where it was read from.
     pub path: PathBuf,
 }
+
+/// A file that read and compiled cleanly.
+type Parsed = (Arc<EmoteFile>, Option<Arc<CompiledAnimation>>);
 
 /// The problems of one file.
 #[derive(Clone, Debug)]
@@ -117,7 +126,7 @@ impl Library {
     pub fn reload(roots: &[PathBuf], previous: Option<&Library>) -> LoadReport {
         let mut report = LoadReport::default();
         let mut problems_by_path: BTreeMap<PathBuf, Vec<Problem>> = BTreeMap::new();
-        let mut parsed: Vec<(PathBuf, Arc<EmoteFile>)> = Vec::new();
+        let mut parsed: Vec<(PathBuf, Parsed)> = Vec::new();
         let mut paths = Vec::new();
         for root in roots {
             match discover::emote_files(root) {
@@ -129,20 +138,23 @@ impl Library {
             }
         }
         report.file_count = paths.len();
-        for (path, file_report) in paths.iter().zip(read_all(&paths)) {
-            if !file_report.problems.is_empty() {
+        for (path, (problems, file)) in paths.iter().zip(read_all(&paths)) {
+            if !problems.is_empty() {
                 problems_by_path
                     .entry(path.clone())
                     .or_default()
-                    .extend(file_report.problems);
+                    .extend(problems);
             }
-            match file_report.file {
-                Some(file) => parsed.push((path.clone(), Arc::new(file))),
+            match file {
+                Some(file) => parsed.push((path.clone(), file)),
                 None => {
                     // Last good: keep what this path held before.
                     if let Some(prev) = previous.and_then(|l| l.by_path(path)) {
                         report.kept_previous.push(path.clone());
-                        parsed.push((path.clone(), Arc::clone(&prev.file)));
+                        parsed.push((
+                            path.clone(),
+                            (Arc::clone(&prev.file), prev.compiled.clone()),
+                        ));
                     }
                 }
             }
@@ -150,7 +162,7 @@ impl Library {
 
         // Every file sharing an id is refused.
         let mut by_id: BTreeMap<EmoteId, Vec<usize>> = BTreeMap::new();
-        for (i, (_, file)) in parsed.iter().enumerate() {
+        for (i, (_, (file, _))) in parsed.iter().enumerate() {
             by_id.entry(file.id().clone()).or_default().push(i);
         }
         let mut refused = vec![false; parsed.len()];
@@ -182,9 +194,9 @@ impl Library {
             .iter()
             .zip(&refused)
             .filter(|(_, r)| !**r)
-            .map(|((_, f), _)| (f.id().clone(), &**f))
+            .map(|((_, (f, _)), _)| (f.id().clone(), &**f))
             .collect();
-        for (i, (path, file)) in parsed.iter().enumerate() {
+        for (i, (path, (file, _))) in parsed.iter().enumerate() {
             if refused[i] {
                 continue;
             }
@@ -202,11 +214,18 @@ impl Library {
 
         let mut emotes: BTreeMap<EmoteId, LoadedEmote> = BTreeMap::new();
         let mut refused_paths = Vec::new();
-        for ((path, file), refused) in parsed.into_iter().zip(refused) {
+        for ((path, (file, compiled)), refused) in parsed.into_iter().zip(refused) {
             if refused {
                 refused_paths.push(path);
             } else {
-                emotes.insert(file.id().clone(), LoadedEmote { file, path });
+                emotes.insert(
+                    file.id().clone(),
+                    LoadedEmote {
+                        file,
+                        compiled,
+                        path,
+                    },
+                );
             }
         }
         // Last good for files refused by the rules across files (a duplicate id,
@@ -246,21 +265,41 @@ impl Library {
     }
 }
 
+/// Reads, validates and compiles one file.
+fn read_and_compile(path: &Path) -> (Vec<Problem>, Option<Parsed>) {
+    let report = read_emote_file(path);
+    let mut problems = report.problems;
+    let Some(file) = report.file else {
+        return (problems, None);
+    };
+    let compiled = match &file {
+        EmoteFile::Animation(anim) => match CompiledAnimation::compile(anim) {
+            Ok(c) => Some(Arc::new(c)),
+            Err(mut errors) => {
+                problems.append(&mut errors);
+                return (problems, None);
+            }
+        },
+        EmoteFile::Sequence(_) => None,
+    };
+    (problems, Some((Arc::new(file), compiled)))
+}
+
 /// Reads and validates files on every core: each file is independent, and
 /// loading is dominated by JSON parsing and validation, not by the disk.
-fn read_all(paths: &[PathBuf]) -> Vec<FileReport> {
+fn read_all(paths: &[PathBuf]) -> Vec<(Vec<Problem>, Option<Parsed>)> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(paths.len().max(1));
     if threads <= 1 || paths.len() < 8 {
-        return paths.iter().map(|p| read_emote_file(p)).collect();
+        return paths.iter().map(|p| read_and_compile(p)).collect();
     }
     let chunk = paths.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let handles: Vec<_> = paths
             .chunks(chunk)
             .map(|part| {
-                scope.spawn(move || part.iter().map(|p| read_emote_file(p)).collect::<Vec<_>>())
+                scope.spawn(move || part.iter().map(|p| read_and_compile(p)).collect::<Vec<_>>())
             })
             .collect();
         handles

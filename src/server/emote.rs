@@ -1,0 +1,770 @@
+//! Playing Animations for players with display entities.
+//!
+//! One [`ActiveEmote`] lives on the player entity while an emote plays. Each
+//! display node gets one display entity that stays where the root was placed
+//! (1.20.1 snaps entity moves); the whole pose goes in its transformation,
+//! `T · R_left · S · R_right`, decomposed from the node's matrix turned by the
+//! root's yaw. Every update re-sends `start_interpolation` 0 with an
+//! `interpolation_duration` of one tick (the time until the next update).
+//! A hidden node is drawn at scale 0.
+//!
+//! Roots: `initiator`, `partner` and `scene` all use the player's feet where
+//! the emote started (standalone playback); the root turns with the player's
+//! yaw through the rotation deadzone. Minecraft yaw 0 faces +Z, and emote
+//! space faces +Z too, so the root rotation is `R_y(−yaw)`.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use valence::entity::block_display::BlockDisplayEntityBundle;
+use valence::entity::display::{
+    Billboard, Brightness, GlowColorOverride, Height, InterpolationDuration, LeftRotation,
+    RightRotation, Scale, ShadowRadius, ShadowStrength, StartInterpolation, Translation, ViewRange,
+    Width,
+};
+use valence::entity::entity::Flags;
+use valence::entity::item_display::ItemDisplayEntityBundle;
+use valence::entity::text_display::{
+    Background, LineWidth, TextDisplayEntityBundle, TextDisplayFlags, TextOpacity,
+};
+use valence::interact_entity::{EntityInteraction, InteractEntityEvent};
+use valence::math::{Mat4, Quat, Vec3};
+use valence::movement::MovementEvent;
+use valence::nbt::{Compound, Value};
+use valence::prelude::*;
+
+use crate::anim::{DisplayTransform, Pose};
+use crate::format::node::{ItemContent, NodeKind};
+use crate::format::{EmoteFile, EmoteId};
+use crate::library::{CompiledAnimation, MolangState};
+use crate::playback::{Clock, Cooldowns, PlayerObservation, StopMonitor, StopReason, YawFollower};
+use crate::server::EmoteLibrary;
+
+/// Plays emotes: starts, advances and stops playbacks, and cleans up after them.
+pub struct EmotePlaybackPlugin;
+
+impl Plugin for EmotePlaybackPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<EmoteCooldowns>()
+            .add_event::<PlayEmoteRequest>()
+            .add_event::<StopEmoteRequest>()
+            .add_event::<EmoteEndedEvent>()
+            .add_systems(
+                Update,
+                (
+                    start_requested_emotes,
+                    stop_requested_emotes,
+                    observe_players,
+                    advance_emotes,
+                    end_emotes_of_leaving_players,
+                    despawn_orphan_displays,
+                )
+                    .chain()
+                    .in_set(EmotePlaybackSet),
+            );
+    }
+}
+
+/// The playback systems. This set lives in [`Update`]; command handling runs before it.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EmotePlaybackSet;
+
+/// Ask to play an emote for a player.
+#[derive(Event, Clone, Debug)]
+pub struct PlayEmoteRequest {
+    /// The player who plays it.
+    pub client: Entity,
+    /// The emote id.
+    pub emote: EmoteId,
+    /// Skip the `standalone` and cooldown checks (operators, `emote.bypass`).
+    pub bypass: bool,
+}
+
+/// Ask to stop a player's emote.
+#[derive(Event, Clone, Debug)]
+pub struct StopEmoteRequest {
+    /// The player.
+    pub client: Entity,
+}
+
+/// Why a playback ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EndReason {
+    /// A `once` timeline reached its end.
+    Finished,
+    /// `/emote stop` or a new emote replaced it.
+    Stopped,
+    /// A stop condition of the file.
+    Condition(StopReason),
+    /// The player left (or the entity is gone).
+    Left,
+    /// Molang gave a non-finite value.
+    Failed(String),
+}
+
+/// Sent when a playback ends, for chat feedback and tests.
+#[derive(Event, Clone, Debug)]
+pub struct EmoteEndedEvent {
+    /// The player.
+    pub client: Entity,
+    /// The emote.
+    pub emote: EmoteId,
+    /// Why.
+    pub reason: EndReason,
+}
+
+/// Cooldowns by player UUID and emote id.
+#[derive(Resource, Default)]
+pub struct EmoteCooldowns(pub Cooldowns<Uuid, EmoteId>);
+
+/// Marks a display entity spawned for a player's emote.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct EmoteDisplay {
+    /// The player whose playback owns it.
+    pub owner: Entity,
+}
+
+/// The emote a player is playing.
+#[derive(Component)]
+pub struct ActiveEmote {
+    /// The emote id.
+    pub emote: EmoteId,
+    file: Arc<EmoteFile>,
+    compiled: Arc<CompiledAnimation>,
+    clock: Clock,
+    molang: MolangState,
+    pose: Pose,
+    /// Display entity per rig node (None for anchors).
+    displays: Vec<Option<Entity>>,
+    last_sent: Vec<Option<DisplayTransform>>,
+    yaw: YawFollower,
+    stop: StopMonitor,
+    /// What was observed this tick; reset after each check.
+    observed: PlayerObservation,
+}
+
+impl ActiveEmote {
+    /// The display entities of this playback.
+    pub fn display_entities(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.displays.iter().flatten().copied()
+    }
+}
+
+/// The server's wall-clock tick, `unix_ms / 50` (DESIGN.md, `server_sync`).
+pub fn wall_tick() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| (d.as_millis() / 50) as u64)
+}
+
+/// The server tick counter used for cooldowns.
+fn now_tick(server: &Server) -> u64 {
+    u64::try_from(server.current_tick()).unwrap_or(0)
+}
+
+/// Why a play request was refused, as the player reads it.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PlayRefusal {
+    /// No emote with that id.
+    #[error("Unknown emote `{0}`. Try /emote list.")]
+    Unknown(String),
+    /// Only usable inside Sequences.
+    #[error("`{0}` is not a standalone emote; it only plays inside Sequences.")]
+    NotStandalone(String),
+    /// Sequences are not played yet.
+    #[error("`{0}` is a Sequence; Sequences cannot be played yet.")]
+    Sequence(String),
+    /// Still cooling down.
+    #[error("`{id}` is on cooldown for {seconds:.1} more seconds.")]
+    Cooldown {
+        /// The emote.
+        id: String,
+        /// Seconds left.
+        seconds: f64,
+    },
+    /// The player is not in a world.
+    #[error("You must be in a world to play an emote.")]
+    NoWorld,
+    /// Molang failed on the first tick.
+    #[error("`{0}` could not start: {1}")]
+    Failed(String, String),
+}
+
+#[allow(clippy::too_many_arguments)]
+fn start_requested_emotes(
+    mut requests: EventReader<PlayEmoteRequest>,
+    mut commands: Commands,
+    library: Res<EmoteLibrary>,
+    server: Res<Server>,
+    mut cooldowns: ResMut<EmoteCooldowns>,
+    mut players: Query<(
+        &Position,
+        &Look,
+        &EntityLayerId,
+        &UniqueId,
+        Option<&mut ActiveEmote>,
+        &mut Client,
+    )>,
+    mut ended: EventWriter<EmoteEndedEvent>,
+) {
+    for request in requests.iter() {
+        let Ok((position, look, layer, uuid, active, mut client)) = players.get_mut(request.client)
+        else {
+            continue;
+        };
+        let result = prepare_playback(
+            request,
+            &library,
+            &cooldowns,
+            uuid.0,
+            now_tick(&server),
+            position.0,
+            look.yaw,
+        );
+        let mut playback = match result {
+            Ok(p) => p,
+            Err(refusal) => {
+                client.send_chat_message(refusal.to_string().color(Color::RED));
+                continue;
+            }
+        };
+        if let Some(mut old) = active {
+            ended.send(EmoteEndedEvent {
+                client: request.client,
+                emote: old.emote.clone(),
+                reason: EndReason::Stopped,
+            });
+            despawn_displays(&mut commands, &mut old);
+        }
+        let file = Arc::clone(&playback.file);
+        let EmoteFile::Animation(animation) = &*file else {
+            continue;
+        };
+        let root = position.0;
+        let mut displays = Vec::with_capacity(playback.compiled.rig.nodes.len());
+        for rig_node in &playback.compiled.rig.nodes {
+            let node = animation.node(&rig_node.id);
+            let entity = node
+                .and_then(|n| spawn_display(&mut commands, &n.kind, layer.0, root, request.client));
+            displays.push(entity);
+        }
+        playback.displays = displays;
+        playback.last_sent = vec![None; playback.displays.len()];
+        let cooldown = animation.settings.cooldown_ticks;
+        cooldowns
+            .0
+            .start(uuid.0, request.emote.clone(), now_tick(&server), cooldown);
+        client.send_action_bar_message(
+            format!("Playing {}", animation.metadata.name).color(Color::GOLD),
+        );
+        commands.entity(request.client).insert(playback);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn prepare_playback(
+    request: &PlayEmoteRequest,
+    library: &EmoteLibrary,
+    cooldowns: &EmoteCooldowns,
+    uuid: Uuid,
+    now: u64,
+    position: DVec3,
+    yaw_degrees: f32,
+) -> Result<ActiveEmote, PlayRefusal> {
+    let id = request.emote.as_str().to_owned();
+    let loaded = library
+        .0
+        .get(&id)
+        .ok_or_else(|| PlayRefusal::Unknown(id.clone()))?;
+    let (EmoteFile::Animation(animation), Some(compiled)) = (&*loaded.file, &loaded.compiled)
+    else {
+        return Err(PlayRefusal::Sequence(id));
+    };
+    if !request.bypass {
+        if !animation.settings.standalone {
+            return Err(PlayRefusal::NotStandalone(id));
+        }
+        let left = cooldowns.0.remaining_ticks(&uuid, &request.emote, now);
+        if left > 0 {
+            return Err(PlayRefusal::Cooldown {
+                id,
+                seconds: left as f64 / 20.0,
+            });
+        }
+    }
+    let settings = &animation.settings;
+    let seed = uuid.as_u128() as u64 ^ now;
+    Ok(ActiveEmote {
+        emote: request.emote.clone(),
+        file: Arc::clone(&loaded.file),
+        compiled: Arc::clone(compiled),
+        clock: Clock::new(
+            settings.playback.mode,
+            animation.timeline.duration_ticks,
+            settings.playback.loop_delay_ticks,
+        ),
+        molang: compiled.new_molang_state(seed),
+        pose: Pose::new(&compiled.rig),
+        displays: Vec::new(),
+        last_sent: Vec::new(),
+        yaw: YawFollower::new(settings.rotation_deadzone_degrees, yaw_degrees),
+        stop: StopMonitor::new(settings.player.stop_conditions, [position.x, position.z]),
+        observed: PlayerObservation {
+            horizontal_position: [position.x, position.z],
+            ..Default::default()
+        },
+    })
+}
+
+fn spawn_display(
+    commands: &mut Commands,
+    kind: &NodeKind,
+    layer: Entity,
+    root: DVec3,
+    owner: Entity,
+) -> Option<Entity> {
+    let position = Position(root);
+    let layer = EntityLayerId(layer);
+    // Until the first tick sends the sampled pose, the display is drawn at scale 0.
+    let hidden = Scale(Vec3::ZERO);
+    let tag = EmoteDisplay { owner };
+    let entity = match kind {
+        NodeKind::Anchor => return None,
+        NodeKind::Item {
+            content,
+            context,
+            common,
+            ..
+        } => {
+            let stack = match content {
+                ItemContent::Stack(stack) => stack.clone(),
+                // The held item is filled in by the hand system once it exists;
+                // until then the node shows nothing.
+                ItemContent::ParticipantHand(_) => ItemStack::new(ItemKind::Air, 1, None),
+            };
+            let mut bundle = ItemDisplayEntityBundle {
+                layer,
+                position,
+                display_scale: hidden,
+                item_display_item: valence::entity::item_display::Item(stack),
+                item_display_item_display: valence::entity::item_display::ItemDisplay(
+                    context.protocol_id() as i8,
+                ),
+                ..Default::default()
+            };
+            if let Some(nbt) = &common.entity_nbt {
+                apply_display_nbt(
+                    nbt,
+                    &mut bundle.display_billboard,
+                    &mut bundle.display_brightness,
+                    &mut bundle.entity_flags,
+                    &mut DisplayExtras::default(),
+                    &mut bundle.display_view_range,
+                    &mut bundle.display_shadow_radius,
+                    &mut bundle.display_shadow_strength,
+                    &mut bundle.display_width,
+                    &mut bundle.display_height,
+                    &mut bundle.display_glow_color_override,
+                );
+            }
+            commands.spawn((bundle, tag)).id()
+        }
+        NodeKind::Block { state, common } => {
+            let mut bundle = BlockDisplayEntityBundle {
+                layer,
+                position,
+                display_scale: hidden,
+                block_display_block_state: valence::entity::block_display::BlockState(*state),
+                ..Default::default()
+            };
+            if let Some(nbt) = &common.entity_nbt {
+                apply_display_nbt(
+                    nbt,
+                    &mut bundle.display_billboard,
+                    &mut bundle.display_brightness,
+                    &mut bundle.entity_flags,
+                    &mut DisplayExtras::default(),
+                    &mut bundle.display_view_range,
+                    &mut bundle.display_shadow_radius,
+                    &mut bundle.display_shadow_strength,
+                    &mut bundle.display_width,
+                    &mut bundle.display_height,
+                    &mut bundle.display_glow_color_override,
+                );
+            }
+            commands.spawn((bundle, tag)).id()
+        }
+        NodeKind::Text { text, common } => {
+            let mut bundle = TextDisplayEntityBundle {
+                layer,
+                position,
+                display_scale: hidden,
+                text_display_text: valence::entity::text_display::Text(text.clone()),
+                ..Default::default()
+            };
+            if let Some(nbt) = &common.entity_nbt {
+                let mut extras = DisplayExtras::default();
+                apply_display_nbt(
+                    nbt,
+                    &mut bundle.display_billboard,
+                    &mut bundle.display_brightness,
+                    &mut bundle.entity_flags,
+                    &mut extras,
+                    &mut bundle.display_view_range,
+                    &mut bundle.display_shadow_radius,
+                    &mut bundle.display_shadow_strength,
+                    &mut bundle.display_width,
+                    &mut bundle.display_height,
+                    &mut bundle.display_glow_color_override,
+                );
+                if let Some(v) = extras.line_width {
+                    bundle.text_display_line_width = LineWidth(v);
+                }
+                if let Some(v) = extras.background {
+                    bundle.text_display_background = Background(v);
+                }
+                if let Some(v) = extras.text_opacity {
+                    bundle.text_display_text_opacity = TextOpacity(v);
+                }
+                bundle.text_display_text_display_flags = TextDisplayFlags(extras.text_flags);
+            }
+            commands.spawn((bundle, tag)).id()
+        }
+    };
+    Some(entity)
+}
+
+/// Text-display fields read from `entity_nbt`.
+#[derive(Default)]
+struct DisplayExtras {
+    line_width: Option<i32>,
+    background: Option<i32>,
+    text_opacity: Option<i8>,
+    text_flags: i8,
+}
+
+fn nbt_number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Byte(v) => Some(f64::from(*v)),
+        Value::Short(v) => Some(f64::from(*v)),
+        Value::Int(v) => Some(f64::from(*v)),
+        Value::Long(v) => Some(*v as f64),
+        Value::Float(v) => Some(f64::from(*v)),
+        Value::Double(v) => Some(*v),
+        _ => None,
+    }
+}
+
+/// Applies the display fields of `entity_nbt` (validated at load) to the spawn bundle.
+#[allow(clippy::too_many_arguments)]
+fn apply_display_nbt(
+    nbt: &Compound,
+    billboard: &mut Billboard,
+    brightness: &mut Brightness,
+    flags: &mut Flags,
+    extras: &mut DisplayExtras,
+    view_range: &mut ViewRange,
+    shadow_radius: &mut ShadowRadius,
+    shadow_strength: &mut ShadowStrength,
+    width: &mut Width,
+    height: &mut Height,
+    glow: &mut GlowColorOverride,
+) {
+    for (key, value) in nbt.iter() {
+        let number = nbt_number(value);
+        match key.as_str() {
+            "billboard" => {
+                if let Value::String(s) = value {
+                    billboard.0 = match s.as_str() {
+                        "vertical" => 1,
+                        "horizontal" => 2,
+                        "center" => 3,
+                        _ => 0,
+                    };
+                }
+            }
+            "brightness" => {
+                if let Value::Compound(c) = value {
+                    let block = c.get("block").and_then(nbt_number).unwrap_or(0.0) as i32;
+                    let sky = c.get("sky").and_then(nbt_number).unwrap_or(0.0) as i32;
+                    brightness.0 = (block << 4) | (sky << 20);
+                }
+            }
+            "view_range" => view_range.0 = number.unwrap_or(1.0) as f32,
+            "shadow_radius" => shadow_radius.0 = number.unwrap_or(0.0) as f32,
+            "shadow_strength" => shadow_strength.0 = number.unwrap_or(1.0) as f32,
+            "width" => width.0 = number.unwrap_or(0.0) as f32,
+            "height" => height.0 = number.unwrap_or(0.0) as f32,
+            "glow_color_override" => glow.0 = number.unwrap_or(-1.0) as i32,
+            "Glowing" => {
+                if number.unwrap_or(0.0) != 0.0 {
+                    flags.0 |= 0x40;
+                }
+            }
+            "line_width" => extras.line_width = number.map(|n| n as i32),
+            "background" => extras.background = number.map(|n| n as i32),
+            "text_opacity" => extras.text_opacity = number.map(|n| n as i8),
+            "shadow" | "see_through" | "default_background" => {
+                let bit = match key.as_str() {
+                    "shadow" => 0x01,
+                    "see_through" => 0x02,
+                    _ => 0x04,
+                };
+                if number.unwrap_or(0.0) != 0.0 {
+                    extras.text_flags |= bit;
+                }
+            }
+            "alignment" => {
+                if let Value::String(s) = value {
+                    match s.as_str() {
+                        "left" => extras.text_flags |= 0x08,
+                        "right" => extras.text_flags |= 0x10,
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn despawn_displays(commands: &mut Commands, playback: &mut ActiveEmote) {
+    for entity in playback.displays.iter().flatten() {
+        if let Some(mut e) = commands.get_entity(*entity) {
+            e.insert(Despawned);
+        }
+    }
+    playback.displays.clear();
+}
+
+fn stop_requested_emotes(
+    mut requests: EventReader<StopEmoteRequest>,
+    mut commands: Commands,
+    mut players: Query<(Option<&mut ActiveEmote>, &mut Client)>,
+    mut ended: EventWriter<EmoteEndedEvent>,
+) {
+    for request in requests.iter() {
+        let Ok((playback, mut client)) = players.get_mut(request.client) else {
+            continue;
+        };
+        let Some(mut playback) = playback else {
+            client.send_chat_message("You are not playing an emote.".color(Color::RED));
+            continue;
+        };
+        despawn_displays(&mut commands, &mut playback);
+        ended.send(EmoteEndedEvent {
+            client: request.client,
+            emote: playback.emote.clone(),
+            reason: EndReason::Stopped,
+        });
+        client.send_action_bar_message("Emote stopped".color(Color::GRAY));
+        commands.entity(request.client).remove::<ActiveEmote>();
+    }
+}
+
+/// Collects what the stop conditions need from this tick's events.
+fn observe_players(
+    mut movements: EventReader<MovementEvent>,
+    mut interactions: EventReader<InteractEntityEvent>,
+    mut players: Query<(&mut ActiveEmote, &Position, &EntityLayerId)>,
+    changed_modes: Query<Entity, Changed<GameMode>>,
+    layers: Query<&ChunkLayer>,
+) {
+    for movement in movements.iter() {
+        if let Ok((mut playback, _, _)) = players.get_mut(movement.client) {
+            playback.observed.horizontal_position = [movement.position.x, movement.position.z];
+            // Vanilla's jump test: was on the ground, now is not, and moved up.
+            if movement.old_on_ground
+                && !movement.on_ground
+                && movement.position.y > movement.old_position.y
+            {
+                playback.observed.jumped = true;
+            }
+        }
+    }
+    for interaction in interactions.iter() {
+        if interaction.interact != EntityInteraction::Attack {
+            continue;
+        }
+        if let Ok((mut playback, _, _)) = players.get_mut(interaction.client) {
+            playback.observed.attacked = true;
+        }
+        // Melee PvP: the player who is hit takes damage.
+        if let Ok((mut playback, _, _)) = players.get_mut(interaction.entity) {
+            playback.observed.damaged = true;
+        }
+    }
+    for entity in &changed_modes {
+        if let Ok((mut playback, _, _)) = players.get_mut(entity) {
+            // The component is "changed" on the tick the playback's player joined too;
+            // only count changes after the playback began.
+            if playback.clock.elapsed_ticks() > 0 {
+                playback.observed.game_mode_changed = true;
+            }
+        }
+    }
+    for (mut playback, position, layer) in &mut players {
+        // Eyes at 1.62 blocks above the feet, as a standing player's.
+        let eye = position.0 + DVec3::new(0.0, 1.62, 0.0);
+        let block = BlockPos::new(
+            eye.x.floor() as i32,
+            eye.y.floor() as i32,
+            eye.z.floor() as i32,
+        );
+        let in_water = layers
+            .get(layer.0)
+            .ok()
+            .and_then(|l| l.block(block))
+            .is_some_and(|b| b.state.to_kind() == valence::block::BlockKind::Water);
+        playback.observed.eyes_in_water = in_water;
+    }
+}
+
+fn advance_emotes(
+    mut commands: Commands,
+    mut players: Query<(Entity, &mut ActiveEmote, &Look, &mut Client)>,
+    mut displays: Query<(
+        &mut Translation,
+        &mut LeftRotation,
+        &mut Scale,
+        &mut RightRotation,
+        &mut StartInterpolation,
+        &mut InterpolationDuration,
+    )>,
+    mut ended: EventWriter<EmoteEndedEvent>,
+) {
+    let wall = wall_tick();
+    for (player, mut playback, look, mut client) in &mut players {
+        let playback = &mut *playback;
+        let mut end = None;
+        if let Some(reason) = playback.stop.check(&playback.observed) {
+            end = Some(EndReason::Condition(reason));
+        }
+        let keep_position = playback.observed.horizontal_position;
+        playback.observed = PlayerObservation {
+            horizontal_position: keep_position,
+            ..Default::default()
+        };
+        if end.is_none() {
+            let step = playback.clock.step(wall);
+            let compiled = Arc::clone(&playback.compiled);
+            let mut result = Ok(());
+            if step.cycle_started {
+                result = compiled.begin_cycle(&mut playback.molang, step.loop_count);
+            }
+            if result.is_ok() {
+                result = compiled.step(
+                    &mut playback.molang,
+                    step.position_ticks,
+                    step.advancing,
+                    &mut playback.pose,
+                );
+            }
+            match result {
+                Err(e) => end = Some(EndReason::Failed(e.to_string())),
+                Ok(()) => {
+                    let yaw = playback.yaw.step(look.yaw);
+                    let root = Mat4::from_quat(Quat::from_rotation_y(-yaw.to_radians()));
+                    send_pose(playback, root, &mut displays);
+                    if step.finished {
+                        end = Some(EndReason::Finished);
+                    }
+                }
+            }
+        }
+        if let Some(reason) = end {
+            match &reason {
+                EndReason::Condition(r) => client.send_action_bar_message(
+                    format!("Emote stopped: {}", r.describe()).color(Color::GRAY),
+                ),
+                EndReason::Failed(message) => {
+                    client.send_chat_message(format!("Emote stopped: {message}").color(Color::RED))
+                }
+                _ => {}
+            }
+            despawn_displays(&mut commands, playback);
+            ended.send(EmoteEndedEvent {
+                client: player,
+                emote: playback.emote.clone(),
+                reason,
+            });
+            commands.entity(player).remove::<ActiveEmote>();
+        }
+    }
+}
+
+/// Writes each display's transformation when it changed.
+#[allow(clippy::type_complexity)]
+fn send_pose(
+    playback: &mut ActiveEmote,
+    root: Mat4,
+    displays: &mut Query<(
+        &mut Translation,
+        &mut LeftRotation,
+        &mut Scale,
+        &mut RightRotation,
+        &mut StartInterpolation,
+        &mut InterpolationDuration,
+    )>,
+) {
+    for (i, entity) in playback.displays.iter().enumerate() {
+        let Some(entity) = entity else { continue };
+        let node = &playback.pose.nodes[i];
+        let mut transform = DisplayTransform::from_matrix(&(root * node.matrix));
+        if !node.visible {
+            transform.scale = Vec3::ZERO;
+        }
+        if playback.last_sent[i] == Some(transform) {
+            continue;
+        }
+        playback.last_sent[i] = Some(transform);
+        if let Ok((mut t, mut l, mut s, mut r, mut start, mut duration)) = displays.get_mut(*entity)
+        {
+            t.0 = transform.translation;
+            l.0 = transform.left_rotation;
+            s.0 = transform.scale;
+            r.0 = transform.right_rotation;
+            // Always re-sent, so the client measures progress from now.
+            start.0 = 0;
+            duration.0 = 1;
+        }
+    }
+}
+
+fn end_emotes_of_leaving_players(
+    mut commands: Commands,
+    mut left: RemovedComponents<Client>,
+    mut players: Query<&mut ActiveEmote>,
+    mut ended: EventWriter<EmoteEndedEvent>,
+) {
+    for entity in left.iter() {
+        if let Ok(mut playback) = players.get_mut(entity) {
+            despawn_displays(&mut commands, &mut playback);
+            ended.send(EmoteEndedEvent {
+                client: entity,
+                emote: playback.emote.clone(),
+                reason: EndReason::Left,
+            });
+            if let Some(mut e) = commands.get_entity(entity) {
+                e.remove::<ActiveEmote>();
+            }
+        }
+    }
+}
+
+/// Removes displays whose owner no longer plays them (a safety net: nothing
+/// is ever left behind for a viewer).
+fn despawn_orphan_displays(
+    mut commands: Commands,
+    displays: Query<(Entity, &EmoteDisplay), Without<Despawned>>,
+    owners: Query<&ActiveEmote>,
+) {
+    for (entity, display) in &displays {
+        let owned = owners
+            .get(display.owner)
+            .is_ok_and(|p| p.displays.contains(&Some(entity)));
+        if !owned {
+            commands.entity(entity).insert(Despawned);
+        }
+    }
+}
