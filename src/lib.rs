@@ -16,5 +16,6 @@
 pub mod anim;
 pub mod format;
 pub mod library;
+pub mod molang;
 pub mod playback;
 pub mod server;

@@ -315,10 +315,7 @@ mod tests {
             kinds("Query.Anim_Time"),
             vec![Token::Name("query.anim_time".into())]
         );
-        assert_eq!(
-            kinds("v.x.y"),
-            vec![Token::Name("v.x.y".into())]
-        );
+        assert_eq!(kinds("v.x.y"), vec![Token::Name("v.x.y".into())]);
         // A dot not followed by a name is not part of the name.
         assert!(tokenize("v.").is_err());
     }
@@ -355,6 +352,9 @@ mod tests {
             tokenize("1e999"),
             Err(MolangError::InvalidNumber { .. })
         ));
-        assert!(matches!(tokenize("a & b"), Err(MolangError::UnexpectedCharacter { .. })));
+        assert!(matches!(
+            tokenize("a & b"),
+            Err(MolangError::UnexpectedCharacter { .. })
+        ));
     }
 }

@@ -1,0 +1,140 @@
+//! The compiled form: a flat arena of [`Node`]s addressed by `u32`, built
+//! once by [`compile`](super::compile) and only read afterwards.
+
+use super::ast::BinaryOp;
+use super::math::{Math1, Math2, Math3};
+use super::query::{Function, ItemSlot, Scalar};
+
+/// Index of a node in [`Program::nodes`].
+pub(crate) type NodeId = u32;
+
+/// "No node" for optional children (keeps [`Node`] at 16 bytes).
+pub(crate) const NO_NODE: NodeId = u32::MAX;
+
+/// A runtime value. Variables start [`Value::Unset`], which reads as 0 and
+/// makes `??` take its right side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Value {
+    /// Never assigned.
+    Unset,
+    /// A number.
+    Num(f64),
+    /// A string, by its id in the [`Symbols`](super::Symbols) that compiled it.
+    Str(u32),
+}
+
+impl Value {
+    /// The value as a number: unset is 0, and a string is an error, so 0.
+    #[inline]
+    pub(crate) fn number(self) -> f64 {
+        match self {
+            Self::Num(n) => n,
+            Self::Unset | Self::Str(_) => 0.0,
+        }
+    }
+}
+
+/// Where an item query looks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum SlotArg {
+    /// Known at compile time.
+    Fixed(ItemSlot),
+    /// A numeric expression: 0 is the main hand, 1 the off hand, else 0 (error).
+    Dynamic(NodeId),
+}
+
+/// The item questions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ItemQuestion {
+    /// `q.is_item_equipped`
+    Equipped,
+    /// `q.item_is_charged`
+    Charged,
+}
+
+/// One compiled operation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Node {
+    Const(f64),
+    Str(u32),
+    Var(u32),
+    Temp(u32),
+    /// `c.*`: emoted supplies no context, so always unset.
+    Context,
+    Scalar(Scalar),
+    Math1(Math1, NodeId),
+    Math2(Math2, NodeId, NodeId),
+    Math3(Math3, NodeId, NodeId, NodeId),
+    Neg(NodeId),
+    Not(NodeId),
+    /// Arithmetic, comparison and equality (not `&&`, `||`, `??`).
+    Binary(BinaryOp, NodeId, NodeId),
+    And(NodeId, NodeId),
+    Or(NodeId, NodeId),
+    Coalesce(NodeId, NodeId),
+    /// Condition, then, else (or [`NO_NODE`]).
+    Cond(NodeId, NodeId, NodeId),
+    SetVar(u32, NodeId),
+    SetTemp(u32, NodeId),
+    /// Statements `lists[start..start + len]`; its value is 0.
+    Block(u32, u32),
+    /// Count, body.
+    Loop(NodeId, NodeId),
+    /// Evaluates the array expression and iterates zero times (emoted has
+    /// no arrays).
+    ForEach(NodeId),
+    /// Value or [`NO_NODE`].
+    Return(NodeId),
+    Break,
+    Continue,
+    /// `q.any`/`q.all`/`q.approx_eq`: value and candidates are `lists[start..start + len]`.
+    Compare(Function, u32, u32),
+    InRange(NodeId, NodeId, NodeId),
+    /// `q.count`: evaluates `lists[start..start + len]` and gives `len`.
+    Count(u32, u32),
+    /// `q.position` (0), `q.position_delta` (1), `q.movement_direction` (2) with an axis.
+    Axis(u8, NodeId),
+    Item(ItemQuestion, SlotArg),
+    /// Slot, then item ids `texts[start..start + len]`.
+    ItemNameAny(SlotArg, u32, u32),
+    /// Objective `texts[index]`.
+    Scoreboard(u32),
+}
+
+/// A compiled expression or program: immutable, `Send + Sync`, cheap to
+/// evaluate with [`Program::eval`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    pub(crate) nodes: Vec<Node>,
+    /// Child lists (block statements, call arguments).
+    pub(crate) lists: Vec<NodeId>,
+    /// Strings queries need the text of (item ids, objectives).
+    pub(crate) texts: Vec<Box<str>>,
+    pub(crate) root: NodeId,
+    /// True for a complex expression (statements with `;`): its value is 0
+    /// unless `return` runs.
+    pub(crate) complex: bool,
+    /// `t.*` slots this program uses.
+    pub(crate) temp_count: u32,
+}
+
+impl Program {
+    /// How many `t.` temporaries the program uses.
+    pub fn temp_count(&self) -> usize {
+        self.temp_count as usize
+    }
+
+    /// How many compiled operations the program has (a size measure).
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The program's value when it reads nothing (no variables, queries or
+    /// randomness) because it is a single literal, e.g. `1.5`; `None` otherwise.
+    pub fn constant(&self) -> Option<f64> {
+        match self.nodes.get(self.root as usize) {
+            Some(Node::Const(n)) if !self.complex => Some(*n),
+            _ => None,
+        }
+    }
+}
