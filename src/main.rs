@@ -192,6 +192,8 @@ fn serve(args: ServeArgs) -> ExitCode {
         .add_plugins((
             emoted::server::world::FlatWorldPlugin,
             emoted::server::EmoteLibraryPlugin,
+            emoted::server::commands::EmoteCommandsPlugin,
+            emoted::server::emote::EmotePlaybackPlugin,
         ))
         .run();
     ExitCode::SUCCESS
