@@ -1,0 +1,83 @@
+//! Playing an emote allocates nothing per tick: every bundled Animation is
+//! compiled and given its buffers first, then hundreds of ticks of cycle
+//! starts, `molang.tick`, track sampling and hierarchy composition run under
+//! a counting allocator that must see zero allocations.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use emoted::anim::Pose;
+use emoted::format::{read_emote_file, EmoteFile};
+use emoted::library::CompiledAnimation;
+use emoted::playback::Clock;
+
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn sampling_every_bundled_animation_allocates_nothing_per_tick() {
+    let mut playbacks = Vec::new();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/emotes");
+    for entry in std::fs::read_dir(dir).expect("emotes/") {
+        let path = entry.expect("entry").path();
+        if let Some(EmoteFile::Animation(anim)) = read_emote_file(&path).file {
+            let compiled = CompiledAnimation::compile(&anim).expect("bundled Molang compiles");
+            let state = compiled.new_molang_state(7);
+            let pose = Pose::new(&compiled.rig);
+            let clock = Clock::new(
+                anim.settings.playback.mode,
+                anim.timeline.duration_ticks,
+                anim.settings.playback.loop_delay_ticks,
+            );
+            playbacks.push((compiled, state, pose, clock));
+        }
+    }
+    assert!(playbacks.len() >= 10, "bundled Animations: {}", playbacks.len());
+    let mut samples = 0usize;
+
+    ALLOCATIONS.store(0, Ordering::SeqCst);
+    COUNTING.store(true, Ordering::SeqCst);
+    for tick in 0..400u64 {
+        for (compiled, state, pose, clock) in &mut playbacks {
+            let step = clock.step(1_000_000 + tick);
+            if step.cycle_started {
+                compiled.begin_cycle(state, step.loop_count).expect("finite");
+            }
+            compiled.step(state, step.position_ticks, step.advancing, pose).expect("finite");
+            samples += pose.nodes.len();
+        }
+    }
+    COUNTING.store(false, Ordering::SeqCst);
+
+    let allocations = ALLOCATIONS.load(Ordering::SeqCst);
+    assert!(samples > 10_000, "the loop really sampled ({samples} node samples)");
+    assert_eq!(allocations, 0, "{allocations} allocations over {samples} node samples");
+}
