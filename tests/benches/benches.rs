@@ -5,5 +5,6 @@
 //! One harness, one module per area (valence's layout).
 
 mod load_files;
+mod sample_tracks;
 
-criterion::criterion_main!(load_files::benches);
+criterion::criterion_main!(load_files::benches, sample_tracks::benches);
