@@ -2,7 +2,7 @@
 //! the hierarchy composed into matrices in the root's frame
 //! (`composed = parent · T · R · S`), as ozz's `LocalToModelJob` does.
 
-use valence::math::{Mat4, Quat, Vec3};
+use valence::math::{Affine3A, Quat, Vec3};
 
 use super::rig::Rig;
 use super::track::{ExprEvaluator, NonFiniteVisibility};
@@ -18,8 +18,9 @@ pub struct NodePose {
     pub rotation: Quat,
     /// Local scale.
     pub scale: Vec3,
-    /// The composed transform in the root's frame.
-    pub matrix: Mat4,
+    /// The composed transform in the root's frame (an affine 3×4 matrix;
+    /// `Mat4::from(matrix)` gives the 4×4 form).
+    pub matrix: Affine3A,
 }
 
 impl Default for NodePose {
@@ -29,7 +30,7 @@ impl Default for NodePose {
             position: Vec3::ZERO,
             rotation: Quat::IDENTITY,
             scale: Vec3::ONE,
-            matrix: Mat4::IDENTITY,
+            matrix: Affine3A::IDENTITY,
         }
     }
 }
@@ -108,7 +109,11 @@ impl Pose {
                 })?,
                 None => node.initial_visible,
             };
-            let local = Mat4::from_scale_rotation_translation(scale, rotation, position);
+            let local = if node.is_static() {
+                node.rest_local
+            } else {
+                Affine3A::from_scale_rotation_translation(scale, rotation, position)
+            };
             let matrix = match node.parent {
                 Some(p) => self.nodes[p].matrix * local,
                 None => local,

@@ -2,7 +2,7 @@
 //! transforms and compiled tracks. Built once at load from a validated
 //! [`AnimationFile`]; sampling assumes it is valid.
 
-use valence::math::{Quat, Vec3};
+use valence::math::{Affine3A, Quat, Vec3};
 
 use super::euler::quat_from_euler_degrees;
 use super::track::{
@@ -36,6 +36,8 @@ pub struct RigNode {
     pub rest_rotation: Quat,
     /// The node's transform scale.
     pub rest_scale: Vec3,
+    /// `T · R · S` of the rest transform, used as is when no transform track moves the node.
+    pub rest_local: Affine3A,
     /// Visibility when it has no visibility track (anchors: false, they draw nothing).
     pub initial_visible: bool,
     /// True for item, block and text displays.
@@ -57,6 +59,13 @@ pub struct Rig {
     pub nodes: Vec<RigNode>,
     /// Length of one cycle in ticks.
     pub duration_ticks: u32,
+}
+
+impl RigNode {
+    /// True when no position, rotation or scale track moves this node.
+    pub fn is_static(&self) -> bool {
+        self.position.is_none() && self.rotation.is_none() && self.scale.is_none()
+    }
 }
 
 impl Rig {
@@ -119,6 +128,11 @@ impl Rig {
             nodes.push(RigNode {
                 id: node.id.clone(),
                 parent,
+                rest_local: Affine3A::from_scale_rotation_translation(
+                    node.transform.scale,
+                    quat_from_euler_degrees(node.transform.rotation_degrees),
+                    node.transform.position,
+                ),
                 rest_position: node.transform.position,
                 rest_rotation: quat_from_euler_degrees(node.transform.rotation_degrees),
                 rest_scale: node.transform.scale,

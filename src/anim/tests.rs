@@ -174,7 +174,7 @@ fn hierarchy_composes_translation_rotation_and_scale() {
     let mut pose = Pose::new(&rig);
     pose.sample(&rig, 0.0, &mut NoExprs).expect("finite");
     let child = rig.node_index("c").expect("child");
-    let m = pose.nodes[child].matrix;
+    let m = Mat4::from(pose.nodes[child].matrix);
     // Hand-computed: origin = (1,0,0) + R_y(90°)·(2·(1,0,0)) = (1,0,0) + (0,0,−2).
     assert!(m
         .transform_point3(Vec3::ZERO)
@@ -309,7 +309,7 @@ fn identity_when_nothing_moves() {
     let mut pose = Pose::new(&rig);
     pose.sample(&rig, 0.0, &mut NoExprs).expect("finite");
     assert_eq!(
-        pose.nodes[0].matrix,
+        Mat4::from(pose.nodes[0].matrix),
         Mat4::from_translation(Vec3::new(7.0, 8.0, 9.0))
     );
 }

@@ -100,6 +100,42 @@ pub struct VectorTrack {
     constant_in: Option<Vec<Vec3>>,
     quats_out: Vec<Quat>,
     quats_in: Vec<Quat>,
+    /// For constant rotation tracks, each segment's slerp set up once.
+    arcs: Vec<Arc>,
+}
+
+/// A slerp between two fixed quaternions, with the angle worked out once.
+#[derive(Clone, Copy, Debug)]
+struct Arc {
+    from: Quat,
+    /// The end, negated if needed so the arc is the short one.
+    to: Quat,
+    theta: f32,
+    inv_sin_theta: f32,
+}
+
+impl Arc {
+    fn new(from: Quat, to: Quat) -> Self {
+        let to = if from.dot(to) < 0.0 { -to } else { to };
+        let dot = from.dot(to).clamp(-1.0, 1.0);
+        let theta = dot.acos();
+        let sin = theta.sin();
+        Self {
+            from,
+            to,
+            theta,
+            inv_sin_theta: if dot > 0.9995 { 0.0 } else { 1.0 / sin },
+        }
+    }
+
+    fn at(&self, t: f32) -> Quat {
+        if self.inv_sin_theta == 0.0 {
+            return (self.from * (1.0 - t) + self.to * t).normalize();
+        }
+        let wa = ((1.0 - t) * self.theta).sin() * self.inv_sin_theta;
+        let wb = (t * self.theta).sin() * self.inv_sin_theta;
+        (self.from * wa + self.to * wb).normalize()
+    }
 }
 
 /// One compiled key, the input of [`VectorTrack::new`].
@@ -133,6 +169,9 @@ impl VectorTrack {
             ),
             _ => (Vec::new(), Vec::new()),
         };
+        let arcs = (1..quats_out.len())
+            .map(|i| Arc::new(quats_out[i - 1], quats_in[i]))
+            .collect();
         Self {
             channel,
             times_ticks,
@@ -143,6 +182,7 @@ impl VectorTrack {
             constant_in,
             quats_out,
             quats_in,
+            arcs,
         }
     }
 
@@ -220,13 +260,11 @@ impl VectorTrack {
         match progress {
             Some(u) if self.segments[i].0 == Interpolation::Linear => {
                 let e = self.segments[i].1.apply(u);
-                let (a, b) = if constant {
-                    (self.quats_out[i], self.quats_in[i + 1])
-                } else {
-                    let (a, b) = self.endpoints(i, u, exprs);
-                    (quat_from_euler_degrees(a), quat_from_euler_degrees(b))
-                };
-                slerp(a, b, e)
+                if constant {
+                    return self.arcs[i].at(e);
+                }
+                let (a, b) = self.endpoints(i, u, exprs);
+                slerp(quat_from_euler_degrees(a), quat_from_euler_degrees(b), e)
             }
             _ if constant => self.quats_out[i],
             _ => quat_from_euler_degrees(self.held(i, exprs)),

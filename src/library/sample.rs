@@ -68,7 +68,7 @@ pub fn sample_ticks(
                             position: p.position.to_array(),
                             rotation: p.rotation.to_array(),
                             scale: p.scale.to_array(),
-                            matrix: p.matrix.to_cols_array(),
+                            matrix: valence::math::Mat4::from(p.matrix).to_cols_array(),
                         },
                     )
                 })

@@ -710,7 +710,7 @@ fn send_pose(
     for (i, entity) in playback.displays.iter().enumerate() {
         let Some(entity) = entity else { continue };
         let node = &playback.pose.nodes[i];
-        let mut transform = DisplayTransform::from_matrix(&(root * node.matrix));
+        let mut transform = DisplayTransform::from_matrix(&(root * Mat4::from(node.matrix)));
         if !node.visible {
             transform.scale = Vec3::ZERO;
         }
