@@ -123,7 +123,6 @@ fn two_bots_see_each_other_spawn() {
 /// Vanilla servers send the player's health at join, and mineflayer (like
 /// other clients) only fires its `spawn` event once it arrives.
 #[test]
-#[ignore = "emoted sends no update_health (HealthUpdateS2c) at join yet"]
 fn the_server_sends_health_at_join() {
     let server = Server::start();
     let run = server

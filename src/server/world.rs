@@ -2,6 +2,8 @@
 //! of water, so that every stop condition can be tried by hand.
 
 use valence::prelude::*;
+use valence::protocol::packets::play::HealthUpdateS2c;
+use valence::protocol::{VarInt, WritePacket};
 
 /// The y of the grass surface; players stand on `SURFACE_Y + 1`.
 pub const SURFACE_Y: i32 = 64;
@@ -79,6 +81,7 @@ fn place_new_players(
             &mut VisibleEntityLayers,
             &mut Position,
             &mut GameMode,
+            &mut Client,
         ),
         Added<Client>,
     >,
@@ -93,8 +96,16 @@ fn place_new_players(
         mut visible_entity_layers,
         mut pos,
         mut game_mode,
+        mut client,
     ) in &mut clients
     {
+        // valence sends no health at join; vanilla clients (and mineflayer's
+        // `spawn` event) wait for it.
+        client.write_packet(&HealthUpdateS2c {
+            health: 20.0,
+            food: VarInt(20),
+            food_saturation: 5.0,
+        });
         layer_id.0 = layer;
         visible_chunk_layer.0 = layer;
         visible_entity_layers.0.insert(layer);
