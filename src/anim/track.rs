@@ -99,7 +99,6 @@ pub struct VectorTrack {
     constant_out: Option<Vec<Vec3>>,
     constant_in: Option<Vec<Vec3>>,
     quats_out: Vec<Quat>,
-    quats_in: Vec<Quat>,
     /// For constant rotation tracks, each segment's slerp set up once.
     arcs: Vec<Arc>,
 }
@@ -181,7 +180,6 @@ impl VectorTrack {
             constant_out,
             constant_in,
             quats_out,
-            quats_in,
             arcs,
         }
     }

@@ -86,7 +86,7 @@ pub enum MolangError {
         span: Span,
     },
     /// The left side of `=` is not a variable.
-    #[error("only a `v.`, `t.` name can be assigned with `=`")]
+    #[error("only `v.` and `t.` names can be assigned with `=`")]
     InvalidAssignmentTarget {
         /// The left side.
         span: Span,
@@ -159,6 +159,14 @@ pub enum MolangError {
         /// Where it is.
         span: Span,
     },
+    /// A string literal used as a number (`'a' + 1`; an error since Bedrock 1.17.40).
+    #[error("a string cannot be an operand of `{operator}`: strings can only be compared with `==` and `!=` or passed to query functions")]
+    StringOperand {
+        /// The operator or function, e.g. "+" or "math.sin".
+        operator: String,
+        /// The string.
+        span: Span,
+    },
     /// `break` or `continue` outside `loop`/`for_each`.
     #[error("`{keyword}` must be inside `loop` or `for_each`")]
     OutsideLoop {
@@ -197,6 +205,7 @@ impl MolangError {
             | Self::MissingArguments { span, .. }
             | Self::ExpectedStringLiteral { span, .. }
             | Self::UnknownItemSlot { span, .. }
+            | Self::StringOperand { span, .. }
             | Self::OutsideLoop { span, .. }
             | Self::InvalidForEachVariable { span } => *span,
         }

@@ -4,7 +4,7 @@
 
 use super::ast::BinaryOp;
 use super::math::{eval1, eval2, eval3, MolangRng};
-use super::program::{ItemQuestion, Node, NodeId, Program, SlotArg, Value, NO_NODE};
+use super::program::{ItemQuestion, Node, NodeId, Program, Slot, SlotArg, Value, NO_NODE};
 use super::query::{Function, ItemSlot, QueryContext};
 use super::Symbols;
 
@@ -80,70 +80,123 @@ impl Program {
             t.fill(Value::Unset);
         }
         let mut machine = Machine {
+            nodes: &self.nodes,
             program: self,
             variables: &mut session.variables,
             temps: &mut session.temps,
             queries,
             rng,
+            returned: Value::Unset,
         };
-        match machine.eval(self.root) {
+        match machine.num(self.root) {
             Ok(_) if self.complex => 0.0,
-            Ok(v) | Err(Flow::Return(v)) => v.number(),
+            Ok(v) => v,
+            Err(Flow::Return) => machine.returned.number(),
             Err(Flow::Break | Flow::Continue) => 0.0,
         }
     }
 }
 
-/// Control flow leaving an expression early.
+/// Control flow leaving an expression early. A `return`'s value waits in
+/// [`Machine::returned`], which keeps `Result<f64, Flow>` in registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Flow {
     Break,
     Continue,
-    Return(Value),
+    Return,
 }
 
-type Step = Result<Value, Flow>;
+type Step<T> = Result<T, Flow>;
 
 struct Machine<'a> {
+    nodes: &'a [Node],
     program: &'a Program,
     variables: &'a mut [Value],
     temps: &'a mut [Value],
     queries: &'a QueryContext,
     rng: &'a mut MolangRng,
+    returned: Value,
 }
 
-fn flag(b: bool) -> Value {
-    Value::Num(if b { 1.0 } else { 0.0 })
-}
-
-fn truthy(v: Value) -> bool {
-    v.number() != 0.0
+#[inline]
+fn flag(b: bool) -> f64 {
+    if b {
+        1.0
+    } else {
+        0.0
+    }
 }
 
 impl Machine<'_> {
+    #[inline]
     fn node(&self, id: NodeId) -> Node {
-        self.program
-            .nodes
+        self.nodes
             .get(id as usize)
             .copied()
             .unwrap_or(Node::Const(0.0))
     }
 
-    fn list(&self, start: u32, len: u32) -> &[NodeId] {
-        let start = start as usize;
+    fn list_item(&self, start: u32, index: u32) -> NodeId {
         self.program
             .lists
-            .get(start..start + len as usize)
-            .unwrap_or(&[])
+            .get(start as usize + index as usize)
+            .copied()
+            .unwrap_or(NO_NODE)
     }
 
     #[inline]
-    fn num(&mut self, id: NodeId) -> Result<f64, Flow> {
-        Ok(self.eval(id)?.number())
+    fn truthy(&mut self, id: NodeId) -> Step<bool> {
+        Ok(self.num(id)? != 0.0)
     }
 
-    fn eval(&mut self, id: NodeId) -> Step {
+    /// The node's value as a number (the hot path: no [`Value`] for the
+    /// arithmetic, math and query nodes).
+    fn num(&mut self, id: NodeId) -> Step<f64> {
         Ok(match self.node(id) {
-            Node::Const(n) => Value::Num(n),
+            Node::Const(n) => n,
+            Node::Scalar(q) => q.read(self.queries),
+            Node::Var(slot) => self
+                .variables
+                .get(slot as usize)
+                .map_or(0.0, |v| v.number()),
+            Node::Temp(slot) => self.temps.get(slot as usize).map_or(0.0, |v| v.number()),
+            Node::Math1(f, a) => eval1(f, self.num(a)?),
+            Node::Math2(f, a, b) => {
+                let (a, b) = (self.num(a)?, self.num(b)?);
+                eval2(f, a, b, self.rng)
+            }
+            Node::Math3(f, a, b, c) => {
+                let (a, b, c) = (self.num(a)?, self.num(b)?, self.num(c)?);
+                eval3(f, a, b, c, self.rng)
+            }
+            Node::Neg(a) => -self.num(a)?,
+            Node::Not(a) => flag(!self.truthy(a)?),
+            Node::Binary(BinaryOp::Eq, a, b) => flag(equal(self.eval(a)?, self.eval(b)?)),
+            Node::Binary(BinaryOp::NotEq, a, b) => flag(!equal(self.eval(a)?, self.eval(b)?)),
+            Node::Binary(op, a, b) => {
+                let (a, b) = (self.num(a)?, self.num(b)?);
+                arithmetic(op, a, b)
+            }
+            Node::BinaryK(op, a, k) => arithmetic(op, self.num(a)?, k),
+            Node::KBinary(op, k, b) => arithmetic(op, k, self.num(b)?),
+            Node::And(a, b) => flag(self.truthy(a)? && self.truthy(b)?),
+            Node::Or(a, b) => flag(self.truthy(a)? || self.truthy(b)?),
+            Node::Cond(c, a, b) => {
+                if self.truthy(c)? {
+                    self.num(a)?
+                } else if b == NO_NODE {
+                    0.0
+                } else {
+                    self.num(b)?
+                }
+            }
+            _ => self.eval(id)?.number(),
+        })
+    }
+
+    /// The node's value, strings and unset included.
+    fn eval(&mut self, id: NodeId) -> Step<Value> {
+        Ok(match self.node(id) {
             Node::Str(s) => Value::Str(s),
             Node::Var(slot) => self
                 .variables
@@ -156,30 +209,12 @@ impl Machine<'_> {
                 .copied()
                 .unwrap_or(Value::Unset),
             Node::Context => Value::Unset,
-            Node::Scalar(q) => Value::Num(q.read(self.queries)),
-            Node::Math1(f, a) => Value::Num(eval1(f, self.num(a)?)),
-            Node::Math2(f, a, b) => {
-                let (a, b) = (self.num(a)?, self.num(b)?);
-                Value::Num(eval2(f, a, b, self.rng))
-            }
-            Node::Math3(f, a, b, c) => {
-                let (a, b, c) = (self.num(a)?, self.num(b)?, self.num(c)?);
-                Value::Num(eval3(f, a, b, c, self.rng))
-            }
-            Node::Neg(a) => Value::Num(-self.num(a)?),
-            Node::Not(a) => flag(!truthy(self.eval(a)?)),
-            Node::Binary(op, a, b) => {
-                let (a, b) = (self.eval(a)?, self.eval(b)?);
-                binary(op, a, b)
-            }
-            Node::And(a, b) => flag(truthy(self.eval(a)?) && truthy(self.eval(b)?)),
-            Node::Or(a, b) => flag(truthy(self.eval(a)?) || truthy(self.eval(b)?)),
             Node::Coalesce(a, b) => match self.eval(a)? {
                 Value::Unset => self.eval(b)?,
                 v => v,
             },
             Node::Cond(c, a, b) => {
-                if truthy(self.eval(c)?) {
+                if self.truthy(c)? {
                     self.eval(a)?
                 } else if b == NO_NODE {
                     Value::Num(0.0)
@@ -203,132 +238,145 @@ impl Machine<'_> {
             }
             Node::Block(start, len) => {
                 for i in 0..len {
-                    let statement = self
-                        .list(start, len)
-                        .get(i as usize)
-                        .copied()
-                        .unwrap_or(NO_NODE);
-                    self.eval(statement)?;
+                    self.eval(self.list_item(start, i))?;
                 }
                 Value::Num(0.0)
             }
-            Node::Loop(count, body) => {
-                let count = self.num(count)?;
-                let iterations = if count > 0.0 {
-                    count.min(f64::from(MAX_LOOP_ITERATIONS)) as u32
-                } else {
-                    0
-                };
-                for _ in 0..iterations {
-                    match self.eval(body) {
-                        Ok(_) | Err(Flow::Continue) => {}
-                        Err(Flow::Break) => break,
-                        Err(ret @ Flow::Return(_)) => return Err(ret),
-                    }
-                }
-                Value::Num(0.0)
-            }
+            Node::Loop(count, body) => self.run_loop(count, body)?,
             Node::ForEach(array) => {
                 self.eval(array)?;
                 Value::Num(0.0)
             }
             Node::Return(v) => {
-                let v = if v == NO_NODE {
+                self.returned = if v == NO_NODE {
                     Value::Num(0.0)
                 } else {
                     self.eval(v)?
                 };
-                return Err(Flow::Return(v));
+                return Err(Flow::Return);
             }
             Node::Break => return Err(Flow::Break),
             Node::Continue => return Err(Flow::Continue),
-            Node::Compare(f, start, len) => self.compare(f, start, len)?,
-            Node::InRange(v, lo, hi) => {
-                let (v, lo, hi) = (self.num(v)?, self.num(lo)?, self.num(hi)?);
-                flag(lo <= v && v <= hi)
-            }
+            Node::Compare(f, start, len) => Value::Num(self.compare(f, start, len)?),
             Node::Count(start, len) => {
                 for i in 0..len {
-                    let arg = self
-                        .list(start, len)
-                        .get(i as usize)
-                        .copied()
-                        .unwrap_or(NO_NODE);
-                    self.eval(arg)?;
+                    self.eval(self.list_item(start, i))?;
                 }
                 Value::Num(f64::from(len))
             }
-            Node::Axis(which, axis) => {
-                let axis = self.num(axis)?;
-                let p = &self.queries.player;
-                let vector = match which {
-                    0 => &p.position,
-                    1 => &p.position_delta,
-                    _ => &p.movement_direction,
-                };
-                let index = if axis == 0.0 {
-                    0
-                } else if axis == 1.0 {
-                    1
-                } else if axis == 2.0 {
-                    2
-                } else {
-                    return Ok(Value::Num(0.0));
-                };
-                Value::Num(vector[index])
+            Node::InRange(v, lo, hi) => {
+                let (v, lo, hi) = (self.num(v)?, self.num(lo)?, self.num(hi)?);
+                Value::Num(flag(lo <= v && v <= hi))
             }
-            Node::Item(question, slot) => {
-                let Some(slot) = self.slot(slot)? else {
-                    return Ok(Value::Num(0.0));
-                };
-                let item = self.queries.player.item(slot);
-                flag(match question {
-                    ItemQuestion::Equipped => item.is_present(),
-                    ItemQuestion::Charged => item.charged,
-                })
-            }
+            Node::Axis(which, axis) => Value::Num(self.axis(which, axis)?),
+            Node::Item(question, slot) => Value::Num(self.item(question, slot)?),
             Node::ItemNameAny(slot, start, len) => {
-                let Some(slot) = self.slot(slot)? else {
-                    return Ok(Value::Num(0.0));
-                };
-                let item = self.queries.player.item(slot);
-                let start = start as usize;
-                let ids = self
-                    .program
-                    .texts
-                    .get(start..start + len as usize)
-                    .unwrap_or(&[]);
-                flag(item.is_present() && ids.iter().any(|id| **id == *item.id))
+                Value::Num(self.item_name_any(slot, start, len)?)
             }
             Node::Scoreboard(text) => {
                 let objective = self.program.texts.get(text as usize).map_or("", |s| &**s);
                 Value::Num(self.queries.player.score(objective))
             }
+            Node::Const(_)
+            | Node::Scalar(_)
+            | Node::Math1(..)
+            | Node::Math2(..)
+            | Node::Math3(..)
+            | Node::Neg(_)
+            | Node::Not(_)
+            | Node::Binary(..)
+            | Node::BinaryK(..)
+            | Node::KBinary(..)
+            | Node::And(..)
+            | Node::Or(..) => Value::Num(self.num(id)?),
         })
     }
 
-    fn slot(&mut self, slot: SlotArg) -> Result<Option<ItemSlot>, Flow> {
-        Ok(match slot {
-            SlotArg::Fixed(s) => Some(s),
-            SlotArg::Dynamic(id) => ItemSlot::from_number(self.num(id)?),
+    #[inline(never)]
+    fn run_loop(&mut self, count: NodeId, body: NodeId) -> Step<Value> {
+        let count = self.num(count)?;
+        let iterations = if count > 0.0 {
+            count.min(f64::from(MAX_LOOP_ITERATIONS)) as u32
+        } else {
+            0
+        };
+        for _ in 0..iterations {
+            match self.eval(body) {
+                Ok(_) | Err(Flow::Continue) => {}
+                Err(Flow::Break) => break,
+                Err(Flow::Return) => return Err(Flow::Return),
+            }
+        }
+        Ok(Value::Num(0.0))
+    }
+
+    #[inline(never)]
+    fn axis(&mut self, which: u8, axis: NodeId) -> Step<f64> {
+        let axis = self.num(axis)?;
+        let p = &self.queries.player;
+        let vector = match which {
+            0 => &p.position,
+            1 => &p.position_delta,
+            _ => &p.movement_direction,
+        };
+        Ok(if axis == 0.0 {
+            vector[0]
+        } else if axis == 1.0 {
+            vector[1]
+        } else if axis == 2.0 {
+            vector[2]
+        } else {
+            0.0
         })
+    }
+
+    fn slot(&mut self, slot: SlotArg) -> Step<Option<ItemSlot>> {
+        Ok(match slot.unpack() {
+            Slot::Fixed(s) => Some(s),
+            Slot::Dynamic(id) => ItemSlot::from_number(self.num(id)?),
+        })
+    }
+
+    #[inline(never)]
+    fn item(&mut self, question: ItemQuestion, slot: SlotArg) -> Step<f64> {
+        let Some(slot) = self.slot(slot)? else {
+            return Ok(0.0);
+        };
+        let item = self.queries.player.item(slot);
+        Ok(flag(match question {
+            ItemQuestion::Equipped => item.is_present(),
+            ItemQuestion::Charged => item.charged,
+        }))
+    }
+
+    #[inline(never)]
+    fn item_name_any(&mut self, slot: SlotArg, start: u32, len: u32) -> Step<f64> {
+        let Some(slot) = self.slot(slot)? else {
+            return Ok(0.0);
+        };
+        let item = self.queries.player.item(slot);
+        let start = start as usize;
+        let ids = self
+            .program
+            .texts
+            .get(start..start + len as usize)
+            .unwrap_or(&[]);
+        Ok(flag(
+            item.is_present() && ids.iter().any(|id| **id == *item.id),
+        ))
     }
 
     /// `q.any`, `q.all`, `q.approx_eq`: the first argument against the rest.
-    fn compare(&mut self, f: Function, start: u32, len: u32) -> Step {
-        let Some(&first) = self.list(start, len).first() else {
-            return Ok(Value::Num(0.0));
-        };
-        let value = self.eval(first)?;
+    #[inline(never)]
+    fn compare(&mut self, f: Function, start: u32, len: u32) -> Step<f64> {
+        if len == 0 {
+            return Ok(0.0);
+        }
+        let value = self.eval(self.list_item(start, 0))?;
         let mut any = false;
         let mut all = true;
         for i in 1..len {
-            let id = self
-                .list(start, len)
-                .get(i as usize)
-                .copied()
-                .unwrap_or(NO_NODE);
-            let candidate = self.eval(id)?;
+            let candidate = self.eval(self.list_item(start, i))?;
             let same = match f {
                 Function::ApproxEq => match (value, candidate) {
                     (Value::Str(_), _) | (_, Value::Str(_)) => false,
@@ -366,30 +414,26 @@ fn approx_eq(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-7 * a.abs().max(b.abs()).max(1.0)
 }
 
-fn binary(op: BinaryOp, a: Value, b: Value) -> Value {
+/// Arithmetic and ordering (a string operand has already read as 0).
+#[inline]
+pub(crate) fn arithmetic(op: BinaryOp, a: f64, b: f64) -> f64 {
     match op {
-        BinaryOp::Eq => return flag(equal(a, b)),
-        BinaryOp::NotEq => return flag(!equal(a, b)),
-        _ => {}
-    }
-    // Arithmetic and ordering on a string is an error: 0.
-    if matches!(a, Value::Str(_)) || matches!(b, Value::Str(_)) {
-        return Value::Num(0.0);
-    }
-    let (a, b) = (a.number(), b.number());
-    match op {
-        BinaryOp::Add => Value::Num(a + b),
-        BinaryOp::Sub => Value::Num(a - b),
-        BinaryOp::Mul => Value::Num(a * b),
+        BinaryOp::Add => a + b,
+        BinaryOp::Sub => a - b,
+        BinaryOp::Mul => a * b,
         // Dividing by zero is an error: 0.
-        BinaryOp::Div => Value::Num(if b == 0.0 { 0.0 } else { a / b }),
+        BinaryOp::Div => {
+            if b == 0.0 {
+                0.0
+            } else {
+                a / b
+            }
+        }
         BinaryOp::Less => flag(a < b),
         BinaryOp::LessEq => flag(a <= b),
         BinaryOp::Greater => flag(a > b),
         BinaryOp::GreaterEq => flag(a >= b),
         // Handled by their own nodes.
-        BinaryOp::Eq | BinaryOp::NotEq | BinaryOp::And | BinaryOp::Or | BinaryOp::Coalesce => {
-            Value::Num(0.0)
-        }
+        BinaryOp::Eq | BinaryOp::NotEq | BinaryOp::And | BinaryOp::Or | BinaryOp::Coalesce => 0.0,
     }
 }

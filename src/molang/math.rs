@@ -41,7 +41,7 @@ impl MolangRng {
 
 /// One-argument functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)] // Variants are the `math.` names.
+// Variants are the `math.` names.
 pub(crate) enum Math1 {
     Abs,
     Sin,
@@ -63,7 +63,7 @@ pub(crate) enum Math1 {
 
 /// Two-argument functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
+
 pub(crate) enum Math2 {
     Atan2,
     CopySign,
@@ -77,7 +77,7 @@ pub(crate) enum Math2 {
 
 /// Three-argument functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
+
 pub(crate) enum Math3 {
     Clamp,
     Lerp,
@@ -99,7 +99,7 @@ pub(crate) struct Ease {
 
 /// The ten easing families.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
+
 pub(crate) enum EaseFamily {
     Quad,
     Cubic,
@@ -115,7 +115,7 @@ pub(crate) enum EaseFamily {
 
 /// Which end of the curve eases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
+
 pub(crate) enum EaseDirection {
     In,
     Out,

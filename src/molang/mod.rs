@@ -38,12 +38,14 @@
 //! - Unset `v.`/`t.`/`c.` names read 0, and `a ?? b` is `b` exactly when `a`
 //!   is an unset name. emoted supplies no `c.` values.
 //! - Errors are 0 at the operation that failed: `x / 0`, `math.sqrt(-1)`,
-//!   `math.mod(x, 0)`, `math.ln(0)`, arithmetic on a string. Overflow to
-//!   infinity is not an error and is returned; playback stops on it.
+//!   `math.mod(x, 0)`, `math.ln(0)`, a variable holding a string read as a
+//!   number. Overflow to infinity is not an error and is returned; playback
+//!   stops on it.
 //! - Refused at compile time, with the span: syntax errors, unknown `q.`
 //!   and `math.` names, wrong argument counts, assigning `q.`/`c.`/`math.`,
 //!   assigning `v.` in a track ([`CompileContext::Track`]), `break` outside a
-//!   loop, `this`, `->`, `[]`.
+//!   loop, a string literal as an operand of arithmetic, ordering, `!`, `-`,
+//!   `&&`, `||` or a math function, `this`, `->`, `[]`.
 //!
 //! # Decisions where the sources are silent or disagree
 //! - `math.sign(0)` is -1 (the docs: "1 if positive, -1 otherwise");

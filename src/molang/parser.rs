@@ -30,7 +30,7 @@ use super::{MolangError, Span};
 
 /// The deepest expression tree accepted (a chain `1+1+…` of this many terms
 /// is already far beyond anything an emote needs).
-pub const MAX_DEPTH: u32 = 200;
+pub const MAX_DEPTH: u32 = 128;
 
 /// How deep the parser itself may recurse (parentheses count here but make
 /// no tree nodes).

@@ -34,13 +34,43 @@ impl Value {
     }
 }
 
-/// Where an item query looks.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum SlotArg {
-    /// Known at compile time.
+/// Where an item query looks, packed into one `u32` so that [`Node`] stays
+/// 16 bytes: a slot known at compile time, or a numeric expression (0 is the
+/// main hand, 1 the off hand, anything else an error, so 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SlotArg(u32);
+
+/// The high bit marks a fixed slot.
+const FIXED_SLOT: u32 = 1 << 31;
+
+/// A [`SlotArg`] unpacked.
+pub(crate) enum Slot {
     Fixed(ItemSlot),
-    /// A numeric expression: 0 is the main hand, 1 the off hand, else 0 (error).
     Dynamic(NodeId),
+}
+
+impl SlotArg {
+    pub(crate) fn fixed(slot: ItemSlot) -> Self {
+        Self(FIXED_SLOT | slot.index() as u32)
+    }
+
+    pub(crate) fn dynamic(node: NodeId) -> Self {
+        Self(node & !FIXED_SLOT)
+    }
+
+    pub(crate) fn unpack(self) -> Slot {
+        if self.0 & FIXED_SLOT == 0 {
+            return Slot::Dynamic(self.0);
+        }
+        Slot::Fixed(match self.0 & !FIXED_SLOT {
+            0 => ItemSlot::MainHand,
+            1 => ItemSlot::OffHand,
+            2 => ItemSlot::Head,
+            3 => ItemSlot::Chest,
+            4 => ItemSlot::Legs,
+            _ => ItemSlot::Feet,
+        })
+    }
 }
 
 /// The item questions.
@@ -69,6 +99,10 @@ pub(crate) enum Node {
     Not(NodeId),
     /// Arithmetic, comparison and equality (not `&&`, `||`, `??`).
     Binary(BinaryOp, NodeId, NodeId),
+    /// `Binary` with a constant right side (never `==`/`!=`).
+    BinaryK(BinaryOp, NodeId, f64),
+    /// `Binary` with a constant left side (never `==`/`!=`).
+    KBinary(BinaryOp, f64, NodeId),
     And(NodeId, NodeId),
     Or(NodeId, NodeId),
     Coalesce(NodeId, NodeId),
@@ -130,7 +164,8 @@ impl Program {
     }
 
     /// The program's value when it reads nothing (no variables, queries or
-    /// randomness) because it is a single literal, e.g. `1.5`; `None` otherwise.
+    /// randomness) and folded to a constant at compile time, e.g. `1 + 2`;
+    /// `None` otherwise.
     pub fn constant(&self) -> Option<f64> {
         match self.nodes.get(self.root as usize) {
             Some(Node::Const(n)) if !self.complex => Some(*n),

@@ -61,7 +61,6 @@ impl ItemState {
 /// [`Default`] is a player standing still on the ground, alive, at full
 /// health (20 of 20), emoting, with empty hands.
 #[derive(Clone, Debug, PartialEq)]
-#[allow(missing_docs)] // Each field is documented by the query it backs.
 pub struct PlayerState {
     /// `q.target_x_rotation`: look pitch.
     pub target_x_rotation_deg: f64,
@@ -309,61 +308,114 @@ impl ItemSlot {
 
 /// A scalar query: `q.name` (also accepted as `q.name()`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(missing_docs)] // Variants are the query names; see `Scalar::NAMES`.
 pub enum Scalar {
+    /// `q.anim_time`.
     AnimTime,
+    /// `q.anim_time_ticks`.
     AnimTimeTicks,
+    /// `q.anim_length`.
     AnimLength,
+    /// `q.delta_time`.
     DeltaTime,
+    /// `q.loop_count`.
     LoopCount,
+    /// `q.key_frame_lerp_time`.
     KeyFrameLerpTime,
+    /// `q.life_time`.
     LifeTime,
+    /// `q.target_x_rotation`.
     TargetXRotation,
+    /// `q.target_y_rotation`.
     TargetYRotation,
+    /// `q.body_x_rotation`.
     BodyXRotation,
+    /// `q.body_y_rotation`.
     BodyYRotation,
+    /// `q.head_x_rotation`.
     HeadXRotation,
+    /// `q.head_y_rotation`.
     HeadYRotation,
+    /// `q.eye_target_x_rotation`.
     EyeTargetXRotation,
+    /// `q.eye_target_y_rotation`.
     EyeTargetYRotation,
+    /// `q.ground_speed`.
     GroundSpeed,
+    /// `q.vertical_speed`.
     VerticalSpeed,
+    /// `q.modified_distance_moved`.
     ModifiedDistanceMoved,
+    /// `q.walk_distance`.
     WalkDistance,
+    /// `q.yaw_speed`.
     YawSpeed,
+    /// `q.is_moving`.
     IsMoving,
+    /// `q.is_on_ground`.
     IsOnGround,
+    /// `q.is_sneaking`.
     IsSneaking,
+    /// `q.is_sprinting`.
     IsSprinting,
+    /// `q.is_swimming`.
     IsSwimming,
+    /// `q.is_gliding`.
     IsGliding,
+    /// `q.is_riding`.
     IsRiding,
+    /// `q.is_using_item`.
     IsUsingItem,
+    /// `q.is_sleeping`.
     IsSleeping,
+    /// `q.is_emoting`.
     IsEmoting,
+    /// `q.is_on_fire`.
     IsOnFire,
+    /// `q.is_in_water`.
     IsInWater,
+    /// `q.is_alive`.
     IsAlive,
+    /// `q.is_spectator`.
     IsSpectator,
+    /// `q.head_is_in_water`.
     HeadIsInWater,
+    /// `q.is_in_lava`.
     IsInLava,
+    /// `q.is_in_water_or_rain`.
     IsInWaterOrRain,
+    /// `q.blocking`.
     Blocking,
+    /// `q.is_eating`.
     IsEating,
+    /// `q.is_jumping`.
     IsJumping,
+    /// `q.is_crawling`.
     IsCrawling,
+    /// `q.is_invisible`.
     IsInvisible,
+    /// `q.is_levitating`.
     IsLevitating,
+    /// `q.sleep_rotation`.
     SleepRotation,
+    /// `q.health`.
     Health,
+    /// `q.max_health`.
     MaxHealth,
+    /// `q.hurt_time`.
     HurtTime,
+    /// `q.death_ticks`.
     DeathTicks,
+    /// `q.invulnerable_ticks`.
     InvulnerableTicks,
+    /// `q.player_level`.
     PlayerLevel,
+    /// `q.item_in_use_duration`.
     ItemInUseDuration,
+    /// `q.item_remaining_use_duration`.
     ItemRemainingUseDuration,
+    /// `q.item_max_use_duration`.
     ItemMaxUseDuration,
+    /// `q.on_fire_time`.
     OnFireTime,
 }
 

@@ -1,0 +1,410 @@
+//! Real 1.20.1 clients (mineflayer) play bundled emotes on a running
+//! `emoted serve`: the display entities they receive, their content, their
+//! transformations compared with `emoted sample`, another player watching,
+//! stop conditions, cooldowns, disconnects, and malformed commands.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use common::{BotRun, EntityMetadata, Server};
+use serde_json::{json, Value};
+use valence::math::{Mat4, Quat, Vec3};
+
+/// The bundled guitar: a looping emote with block, item and text displays.
+const GUITAR: &str = "example:guitar";
+const GUITAR_FILE: &str = "emotes/guitar.json";
+
+fn guitar_json() -> Value {
+    let text = std::fs::read_to_string(format!("{}/{GUITAR_FILE}", env!("CARGO_MANIFEST_DIR")))
+        .expect("bundled guitar");
+    serde_json::from_str(&text).expect("json")
+}
+
+/// `emoted sample` at ticks 0..=n: per node id, (visible, 4×4 matrix) per tick.
+fn sampled(file: &str, last_tick: u32) -> BTreeMap<String, Vec<(bool, Mat4)>> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_emoted"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("sample")
+        .arg(file);
+    for t in 0..=last_tick {
+        cmd.arg("--tick").arg(t.to_string());
+    }
+    let out = cmd.output().expect("emoted sample runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut by_node: BTreeMap<String, Vec<(bool, Mat4)>> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: Value = serde_json::from_str(line).expect("json line");
+        for (id, node) in v["nodes"].as_object().expect("nodes") {
+            let m: Vec<f32> = node["matrix"]
+                .as_array()
+                .expect("matrix")
+                .iter()
+                .map(|x| x.as_f64().expect("f") as f32)
+                .collect();
+            let visible = node["visible"].as_bool().expect("visible");
+            by_node
+                .entry(id.clone())
+                .or_default()
+                .push((visible, Mat4::from_cols_slice(&m)));
+        }
+    }
+    by_node
+}
+
+/// The matrix a 1.20.1 client draws from a display's transformation: T · R_left · S · R_right.
+fn client_matrix(meta: &EntityMetadata) -> Option<(Mat4, Vec3)> {
+    let t = meta.vec3("translation")?;
+    let s = meta.vec3("scale")?;
+    let l = meta.quat("left_rotation")?;
+    let r = meta.quat("right_rotation")?;
+    let f = |a: [f64; 3]| Vec3::new(a[0] as f32, a[1] as f32, a[2] as f32);
+    let q = |a: [f64; 4]| Quat::from_xyzw(a[0] as f32, a[1] as f32, a[2] as f32, a[3] as f32);
+    let scale = f(s);
+    Some((
+        Mat4::from_translation(f(t))
+            * Mat4::from_quat(q(l))
+            * Mat4::from_scale(scale)
+            * Mat4::from_quat(q(r)),
+        scale,
+    ))
+}
+
+/// True when every transformation `updates` holds matches the sampled pose of
+/// `node` at some tick, in increasing tick order.
+fn follows_sample(updates: &[(Mat4, Vec3)], node: &[(bool, Mat4)]) -> bool {
+    let mut tick = 0;
+    for (matrix, scale) in updates {
+        let hidden = scale.abs_diff_eq(Vec3::ZERO, 1e-6);
+        let found = (tick..node.len()).find(|&k| {
+            let (visible, expected) = node[k];
+            if hidden {
+                !visible
+            } else {
+                visible && matrix.abs_diff_eq(expected, 1e-3)
+            }
+        });
+        match found {
+            Some(k) => tick = k,
+            None => return false,
+        }
+    }
+    true
+}
+
+fn display_updates(run: &BotRun, entity_id: i32) -> Vec<(Mat4, Vec3)> {
+    run.metadata_of(entity_id)
+        .into_iter()
+        .filter_map(client_matrix)
+        .collect()
+}
+
+#[test]
+fn playing_an_emote_spawns_its_displays_with_the_sampled_poses() {
+    let mut server = Server::start();
+    let run = server
+        .bot("alice")
+        .wait_spawn()
+        .look(0.0, 0.0)
+        .wait_ms(200)
+        .chat(&format!("/emote play {GUITAR}"))
+        .wait_ms(1500)
+        .chat("/emote stop")
+        .wait_ms(400)
+        .disconnect()
+        .run();
+    run.assert_ok();
+
+    // The display entities match the file's display nodes, by type and content.
+    let file = guitar_json();
+    let nodes = file["nodes"].as_object().expect("nodes");
+    let count = |ty: &str| nodes.values().filter(|n| n["type"] == ty).count();
+    for ty in ["item_display", "block_display", "text_display"] {
+        assert_eq!(
+            run.spawned_of(ty).len(),
+            count(ty),
+            "{ty}: {}",
+            run.describe()
+        );
+    }
+    assert!(run.spawned_of("item_display").len() + run.spawned_of("block_display").len() > 0);
+    for spawned in run.spawned_of("block_display") {
+        let fields = run.merged_fields(spawned.entity_id);
+        let name = fields["block_state"]["name"]
+            .as_str()
+            .expect("a block state")
+            .to_owned();
+        let expected = nodes
+            .values()
+            .filter_map(|n| n["block_state_snbt"].as_str())
+            .any(|snbt| snbt.contains(&format!("\"{name}\"")));
+        assert!(expected, "block {name} is not in {GUITAR_FILE}");
+    }
+    for spawned in run.spawned_of("item_display") {
+        let fields = run.merged_fields(spawned.entity_id);
+        let id = fields["item"]["id"].as_str().expect("an item").to_owned();
+        assert!(
+            nodes
+                .values()
+                .filter_map(|n| n["item_stack_snbt"].as_str())
+                .any(|s| s.contains(&format!("\"{id}\""))),
+            "item {id} is not in {GUITAR_FILE}"
+        );
+    }
+    for spawned in run.spawned_of("text_display") {
+        let fields = run.merged_fields(spawned.entity_id);
+        let text = fields["text"].as_str().expect("a text").to_owned();
+        assert!(
+            nodes
+                .values()
+                .any(|n| n["text"].to_string().contains(&text)),
+            "text {text:?}"
+        );
+    }
+
+    // Every transformation received is the sampled pose at some tick, in order,
+    // for one of the file's display nodes (the bot faced yaw 0, so the root is not turned).
+    let sample = sampled(GUITAR_FILE, 40);
+    let mut moving = 0;
+    for spawned in run.spawned().iter().filter(|s| {
+        s.entity_type
+            .as_deref()
+            .is_some_and(|t| t.ends_with("_display"))
+    }) {
+        let updates = display_updates(&run, spawned.entity_id);
+        // A node that does not move gets its pose once and nothing more.
+        assert!(
+            !updates.is_empty(),
+            "entity {} got no transformation",
+            spawned.entity_id
+        );
+        if updates.len() >= 10 {
+            moving += 1;
+        }
+        let matching: Vec<&String> = sample
+            .iter()
+            .filter(|(id, poses)| {
+                nodes[id.as_str()]["type"].as_str() == spawned.entity_type.as_deref()
+                    && follows_sample(&updates, poses)
+            })
+            .map(|(id, _)| id)
+            .collect();
+        assert!(
+            !matching.is_empty(),
+            "entity {} ({:?}) matches no node's sampled poses",
+            spawned.entity_id,
+            spawned.entity_type
+        );
+        // Each update re-arms the client's interpolation: start 0, one tick long.
+        for meta in run
+            .metadata_of(spawned.entity_id)
+            .iter()
+            .filter(|m| m.vec3("translation").is_some())
+        {
+            assert_eq!(meta.int("start_interpolation"), Some(0));
+            assert_eq!(meta.int("interpolation_duration"), Some(1));
+        }
+    }
+
+    assert!(
+        moving >= 2,
+        "only {moving} displays were animated tick by tick"
+    );
+
+    // `/emote stop` removes every display.
+    let destroyed = run.destroyed();
+    for spawned in run.spawned().iter().filter(|s| {
+        s.entity_type
+            .as_deref()
+            .is_some_and(|t| t.ends_with("_display"))
+    }) {
+        assert!(
+            destroyed.contains(&spawned.entity_id),
+            "entity {} was not destroyed",
+            spawned.entity_id
+        );
+    }
+    assert!(
+        run.action_bar()
+            .iter()
+            .any(|t| t.contains("Playing Guitar")),
+        "{:?}",
+        run.action_bar()
+    );
+    server.assert_log_clean();
+}
+
+#[test]
+fn another_player_sees_the_emote_and_sees_it_vanish_when_the_player_leaves() {
+    let mut server = Server::start();
+    let bob = server
+        .bot("bob")
+        .wait_spawn()
+        .wait_for(
+            json!({"event": "spawn_entity", "type": "block_display"}),
+            1,
+            20_000,
+        )
+        .wait_for(json!({"event": "entity_destroy"}), 1, 20_000)
+        .wait_ms(300)
+        .disconnect()
+        .spawn();
+    let alice = server
+        .bot("alice")
+        .wait_spawn()
+        .wait_ms(1500)
+        .chat(&format!("/emote play {GUITAR}"))
+        .wait_ms(1000)
+        .disconnect()
+        .run();
+    alice.assert_ok();
+    let bob = bob.wait();
+    bob.assert_ok();
+    let displays: Vec<i32> = bob
+        .spawned()
+        .iter()
+        .filter(|s| {
+            s.entity_type
+                .as_deref()
+                .is_some_and(|t| t.ends_with("_display"))
+        })
+        .map(|s| s.entity_id)
+        .collect();
+    let expected = guitar_json()["nodes"]
+        .as_object()
+        .expect("nodes")
+        .values()
+        .filter(|n| n["type"] != "anchor")
+        .count();
+    assert_eq!(displays.len(), expected, "{}", bob.describe());
+    let destroyed = bob.destroyed();
+    for id in &displays {
+        assert!(
+            destroyed.contains(id),
+            "display {id} left behind after alice disconnected: {}",
+            bob.describe()
+        );
+    }
+    server.assert_log_clean();
+}
+
+#[test]
+fn jumping_stops_an_emote_that_asks_for_it() {
+    let mut server = Server::start();
+    let run = server
+        .bot("jumper")
+        .wait_spawn()
+        .chat(&format!("/emote play {GUITAR}"))
+        .wait_ms(800)
+        .set_control("jump", true)
+        .wait_ms(600)
+        .clear_controls()
+        .wait_ms(300)
+        .disconnect()
+        .run();
+    run.assert_ok();
+    assert!(
+        run.action_bar().iter().any(|t| t.contains("you jumped")),
+        "no jump stop message: {:?}",
+        run.action_bar()
+    );
+    let spawned = run.spawned_of("block_display");
+    assert!(!spawned.is_empty());
+    let destroyed = run.destroyed();
+    assert!(spawned.iter().all(|s| destroyed.contains(&s.entity_id)));
+    server.assert_log_clean();
+}
+
+#[test]
+fn a_second_play_inside_the_cooldown_is_refused() {
+    let mut server = Server::start();
+    let run = server
+        .bot("eager")
+        .wait_spawn()
+        .chat("/emote play example:heart")
+        .wait_ms(400)
+        .chat("/emote stop")
+        .wait_ms(200)
+        .chat("/emote play example:heart")
+        .wait_ms(400)
+        .disconnect()
+        .run();
+    run.assert_ok();
+    let chat = run.chat();
+    assert!(chat.iter().any(|c| c.contains("on cooldown")), "{chat:?}");
+    // Only the first play spawned anything: example:heart has three text displays.
+    assert_eq!(
+        run.spawned_of("text_display").len(),
+        3,
+        "{}",
+        run.describe()
+    );
+    server.assert_log_clean();
+}
+
+#[test]
+fn suggestions_and_malformed_commands_get_clear_answers() {
+    let mut server = Server::start();
+    let run = server
+        .bot("typist")
+        .wait_spawn()
+        .tab_complete("/emote play example:gu")
+        .tab_complete("/emote ")
+        .chat("/emote")
+        .chat("/emote dance")
+        .chat("/emote play")
+        .chat("/emote play not-an-id")
+        .chat("/emote play example:nope")
+        .chat("/emote play example:sit_down")
+        .chat("/emote list zero")
+        .chat("/emote list 99")
+        .chat("/emote play example:wave someone")
+        .chat("/emote reload")
+        .chat("/emote stop")
+        .chat("/emote info example:guitar")
+        .chat(&format!("/emote {}", "x".repeat(200)))
+        .wait_ms(600)
+        .disconnect()
+        .run();
+    run.assert_ok();
+    let completions = run.tab_completes();
+    assert_eq!(completions.len(), 2, "{}", run.describe());
+    assert!(
+        completions[0].matches.iter().any(|m| m == GUITAR),
+        "{:?}",
+        completions[0].matches
+    );
+    assert!(completions[0]
+        .matches
+        .iter()
+        .all(|m| m.starts_with("example:gu")));
+    assert_eq!(
+        completions[1].matches.len(),
+        5,
+        "{:?}",
+        completions[1].matches
+    );
+    let chat = run.chat().join("\n");
+    for needle in [
+        "Usage: /emote",
+        "Unknown subcommand `dance`",
+        "Missing emote id",
+        "is not an emote id",
+        "Unknown emote `example:nope`",
+        "not a standalone emote",
+        "not a page number",
+        "There are only",
+        "only play emotes on yourself",
+        "needs operator permission",
+        "not playing an emote",
+        "Guitar (example:guitar)",
+    ] {
+        assert!(chat.contains(needle), "missing `{needle}` in chat:\n{chat}");
+    }
+    server.assert_log_clean();
+}
