@@ -161,21 +161,25 @@ fn compile_vector_keys<C: ExprCompiler>(
     compiler: &mut C,
     errors: &mut Vec<C::Error>,
 ) -> Vec<CompiledKey> {
+    // Pointers are only built for Molang components (most keys are numbers).
     let mut compile3 = |value: &[Component; 3],
-                        pointer: String,
+                        k: usize,
+                        field: &str,
                         errors: &mut Vec<C::Error>|
      -> [Scalar; 3] {
         let mut out = [Scalar::Constant(0.0); 3];
         for (c, component) in value.iter().enumerate() {
             out[c] = match component {
                 Component::Number(v) => Scalar::Constant(*v),
-                Component::Molang(src) => match compiler.compile(src, &format!("{pointer}/{c}")) {
-                    Ok(id) => Scalar::Expr(id),
-                    Err(e) => {
-                        errors.push(e);
-                        Scalar::Constant(0.0)
+                Component::Molang(src) => {
+                    match compiler.compile(src, &format!("{pointer}/{k}/{field}/{c}")) {
+                        Ok(id) => Scalar::Expr(id),
+                        Err(e) => {
+                            errors.push(e);
+                            Scalar::Constant(0.0)
+                        }
                     }
-                },
+                }
             };
         }
         out
@@ -185,12 +189,12 @@ fn compile_vector_keys<C: ExprCompiler>(
         .map(|(k, key)| {
             let (incoming, outgoing) = match &key.value {
                 KeyValue::Single(v) => {
-                    let v = compile3(v, format!("{pointer}/{k}/value"), errors);
+                    let v = compile3(v, k, "value", errors);
                     (v, v)
                 }
                 KeyValue::Jump { pre, post } => (
-                    compile3(pre, format!("{pointer}/{k}/pre"), errors),
-                    compile3(post, format!("{pointer}/{k}/post"), errors),
+                    compile3(pre, k, "pre", errors),
+                    compile3(post, k, "post", errors),
                 ),
             };
             CompiledKey {

@@ -134,6 +134,16 @@ impl CompiledAnimation {
     }
 }
 
+impl CompiledAnimation {
+    /// The evaluator tracks use for this Animation's Molang components.
+    pub fn evaluator<'a>(&'a self, state: &'a mut MolangState) -> impl ExprEvaluator + 'a {
+        Evaluator {
+            animation: self,
+            state,
+        }
+    }
+}
+
 fn check_finite(value: f64, what: &str) -> Result<(), SampleError> {
     if value.is_finite() {
         Ok(())

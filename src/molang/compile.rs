@@ -196,7 +196,10 @@ impl Compiler<'_> {
             Node::Binary(B::Eq | B::NotEq, ..) => node,
             Node::Binary(op, a, b) => match (k(a), k(b)) {
                 (Some(a), Some(b)) => Node::Const(super::eval::arithmetic(op, a, b)),
-                (None, Some(b)) => Node::BinaryK(op, a, b),
+                (None, Some(b)) => match self.nodes.get(a as usize) {
+                    Some(Node::Scalar(q)) => Node::ScalarK(op, *q, b),
+                    _ => Node::BinaryK(op, a, b),
+                },
                 (Some(a), None) => Node::KBinary(op, a, b),
                 (None, None) => node,
             },

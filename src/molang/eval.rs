@@ -178,6 +178,7 @@ impl Machine<'_> {
                 arithmetic(op, a, b)
             }
             Node::BinaryK(op, a, k) => arithmetic(op, self.num(a)?, k),
+            Node::ScalarK(op, q, k) => arithmetic(op, q.read(self.queries), k),
             Node::KBinary(op, k, b) => arithmetic(op, k, self.num(b)?),
             Node::And(a, b) => flag(self.truthy(a)? && self.truthy(b)?),
             Node::Or(a, b) => flag(self.truthy(a)? || self.truthy(b)?),
@@ -286,6 +287,7 @@ impl Machine<'_> {
             | Node::Not(_)
             | Node::Binary(..)
             | Node::BinaryK(..)
+            | Node::ScalarK(..)
             | Node::KBinary(..)
             | Node::And(..)
             | Node::Or(..) => Value::Num(self.num(id)?),
@@ -415,7 +417,7 @@ fn approx_eq(a: f64, b: f64) -> bool {
 }
 
 /// Arithmetic and ordering (a string operand has already read as 0).
-#[inline]
+#[inline(always)]
 pub(crate) fn arithmetic(op: BinaryOp, a: f64, b: f64) -> f64 {
     match op {
         BinaryOp::Add => a + b,

@@ -232,6 +232,7 @@ pub(crate) fn min_angle(deg: f64) -> f64 {
 }
 
 /// A one-argument function of `x`.
+#[inline(never)]
 pub(crate) fn eval1(f: Math1, x: f64) -> f64 {
     checked(match f {
         Math1::Abs => x.abs(),
@@ -259,6 +260,7 @@ pub(crate) fn eval1(f: Math1, x: f64) -> f64 {
 }
 
 /// A two-argument function; `rng` feeds the random ones.
+#[inline(never)]
 pub(crate) fn eval2(f: Math2, a: f64, b: f64, rng: &mut MolangRng) -> f64 {
     checked(match f {
         Math2::Atan2 => to_degrees(a.atan2(b)),
@@ -275,6 +277,7 @@ pub(crate) fn eval2(f: Math2, a: f64, b: f64, rng: &mut MolangRng) -> f64 {
 }
 
 /// A three-argument function; `rng` feeds the dice.
+#[inline(never)]
 pub(crate) fn eval3(f: Math3, a: f64, b: f64, c: f64, rng: &mut MolangRng) -> f64 {
     checked(match f {
         // Bounds given the wrong way round clamp to `min` first, then `max`.

@@ -101,6 +101,8 @@ pub(crate) enum Node {
     Binary(BinaryOp, NodeId, NodeId),
     /// `Binary` with a constant right side (never `==`/`!=`).
     BinaryK(BinaryOp, NodeId, f64),
+    /// `BinaryK` whose left side is a scalar query (`q.anim_time * 90`).
+    ScalarK(BinaryOp, Scalar, f64),
     /// `Binary` with a constant left side (never `==`/`!=`).
     KBinary(BinaryOp, f64, NodeId),
     And(NodeId, NodeId),

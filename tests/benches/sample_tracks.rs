@@ -48,7 +48,10 @@ fn bundled() -> Vec<Loaded> {
 
 fn sample_bundled(c: &mut Criterion) {
     let mut loaded = bundled();
-    let per_pass: u64 = loaded.iter().map(|l| l.channels * u64::from(l.duration_ticks + 1)).sum();
+    let per_pass: u64 = loaded
+        .iter()
+        .map(|l| l.channels * u64::from(l.duration_ticks + 1))
+        .sum();
     let mut group = c.benchmark_group("sample");
     group.throughput(Throughput::Elements(per_pass));
     group.bench_function("bundled_timelines_channel_samples", |b| {
@@ -56,9 +59,45 @@ fn sample_bundled(c: &mut Criterion) {
             for l in &mut loaded {
                 l.compiled.begin_cycle(&mut l.state, 0).expect("finite");
                 for tick in 0..=l.duration_ticks {
-                    l.compiled.step(&mut l.state, tick, true, &mut l.pose).expect("finite");
+                    l.compiled
+                        .step(&mut l.state, tick, true, &mut l.pose)
+                        .expect("finite");
                 }
             }
+        })
+    });
+
+    // The channels alone: every track of every node sampled at every tick,
+    // Molang components included, without `molang.tick` or the hierarchy.
+    group.bench_function("bundled_tracks_only_channel_samples", |b| {
+        b.iter(|| {
+            let mut checksum = 0.0f32;
+            for l in &mut loaded {
+                let duration = l.duration_ticks;
+                let compiled = &l.compiled;
+                let mut cursors = vec![[0usize; 4]; compiled.rig.nodes.len()];
+                let mut exprs = compiled.evaluator(&mut l.state);
+                for tick in 0..=duration {
+                    let t = tick as f32;
+                    for (node, cursor) in compiled.rig.nodes.iter().zip(cursors.iter_mut()) {
+                        if let Some(track) = &node.position {
+                            checksum += track.sample_vec3(t, &mut cursor[0], &mut exprs).x;
+                        }
+                        if let Some(track) = &node.rotation {
+                            checksum += track.sample_rotation(t, &mut cursor[1], &mut exprs).w;
+                        }
+                        if let Some(track) = &node.scale {
+                            checksum += track.sample_vec3(t, &mut cursor[2], &mut exprs).y;
+                        }
+                        if let Some(track) = &node.visible {
+                            checksum += f32::from(u8::from(
+                                track.sample(t, &mut cursor[3], &mut exprs).unwrap_or(false),
+                            ));
+                        }
+                    }
+                }
+            }
+            std::hint::black_box(checksum)
         })
     });
     group.finish();
