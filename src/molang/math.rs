@@ -322,7 +322,7 @@ fn random(lo: f64, hi: f64, rng: &mut MolangRng) -> f64 {
 fn random_integer(a: f64, b: f64, rng: &mut MolangRng) -> f64 {
     let lo = a.min(b).ceil();
     let hi = a.max(b).floor();
-    if !(hi > lo) {
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         return lo;
     }
     let pick = (rng.next_unit() * (hi - lo + 1.0)).floor();

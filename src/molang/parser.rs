@@ -1,4 +1,4 @@
-//! The Molang parser: precedence climbing over [`lexer`](super::lexer) tokens.
+//! The Molang parser: precedence climbing over the lexer's tokens.
 //!
 //! Precedence, loosest first (Bedrock's current rules, molang-notes.md §1):
 //!
@@ -238,10 +238,7 @@ impl Parser {
     /// Precedence climbing over the infix operators and the conditional.
     fn binary(&mut self, min_bp: u8) -> Result<Parsed, MolangError> {
         let mut lhs = self.unary()?;
-        loop {
-            let Some(punct) = self.peek_punct() else {
-                break;
-            };
+        while let Some(punct) = self.peek_punct() {
             if punct == Punct::Question {
                 if CONDITIONAL_BP < min_bp {
                     break;

@@ -5,6 +5,11 @@
 //! One harness, one module per area (valence's layout).
 
 mod load_files;
+mod molang_eval;
 mod sample_tracks;
 
-criterion::criterion_main!(load_files::benches, sample_tracks::benches);
+criterion::criterion_main!(
+    load_files::benches,
+    molang_eval::benches,
+    sample_tracks::benches
+);
