@@ -7,12 +7,18 @@ use serde_json::Value;
 
 fn sample(file: &str, ticks: &[u32]) -> Vec<Value> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_emoted"));
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).arg("sample").arg(file);
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("sample")
+        .arg(file);
     for t in ticks {
         cmd.arg("--tick").arg(t.to_string());
     }
     let out = cmd.output().expect("runs emoted");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout)
         .expect("utf-8")
         .lines()
@@ -21,13 +27,20 @@ fn sample(file: &str, ticks: &[u32]) -> Vec<Value> {
 }
 
 fn floats(v: &Value) -> Vec<f64> {
-    v.as_array().expect("array").iter().map(|x| x.as_f64().expect("number")).collect()
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|x| x.as_f64().expect("number"))
+        .collect()
 }
 
 fn assert_close(got: &[f64], expected: &[f64], what: &str) {
     assert_eq!(got.len(), expected.len(), "{what}");
     for (g, e) in got.iter().zip(expected) {
-        assert!((g - e).abs() < 1e-4, "{what}: got {got:?}, expected {expected:?}");
+        assert!(
+            (g - e).abs() < 1e-4,
+            "{what}: got {got:?}, expected {expected:?}"
+        );
     }
 }
 
@@ -44,7 +57,11 @@ fn wave_child_follows_a_turning_scaling_parent() {
     let (s, c) = (25f64.to_radians().sin(), 25f64.to_radians().cos());
     let m = floats(&t6["held_item"]["matrix"]);
     // origin = pivot + Rz(25°)·(0, 0.45, 0.1) = (−0.38 − 0.45·sin25°, 1.35 + 0.45·cos25°, 0.15)
-    assert_close(&m[12..15], &[-0.38 - 0.45 * s, 1.35 + 0.45 * c, 0.15], "held_item origin at 6t");
+    assert_close(
+        &m[12..15],
+        &[-0.38 - 0.45 * s, 1.35 + 0.45 * c, 0.15],
+        "held_item origin at 6t",
+    );
     // its x axis = Rz(25°)·X = (cos25°, sin25°, 0)
     assert_close(&m[0..3], &[c, s, 0.0], "held_item x axis at 6t");
 
@@ -55,13 +72,25 @@ fn wave_child_follows_a_turning_scaling_parent() {
     let e = 1.0 + 2.70158 * (-0.4f64).powi(3) + 1.70158 * (-0.4f64).powi(2);
     let k = 0.001 + 0.999 * e;
     let pivot = &lines[0]["nodes"]["arm_pivot"];
-    assert_close(&floats(&pivot["scale"]), &[k, k, k], "arm_pivot scale at 3t");
+    assert_close(
+        &floats(&pivot["scale"]),
+        &[k, k, k],
+        "arm_pivot scale at 3t",
+    );
     let q = floats(&pivot["rotation"]);
-    assert_close(&q, &[0.0, 0.0, (angle / 2.0).sin(), (angle / 2.0).cos()], "arm_pivot rotation at 3t");
+    assert_close(
+        &q,
+        &[0.0, 0.0, (angle / 2.0).sin(), (angle / 2.0).cos()],
+        "arm_pivot rotation at 3t",
+    );
     let m = floats(&lines[0]["nodes"]["held_item"]["matrix"]);
     let (s, c) = (angle.sin(), angle.cos());
     // origin = pivot + Rz(angle)·S(k)·(0, 0.45, 0.1)
-    assert_close(&m[12..15], &[-0.38 - k * 0.45 * s, 1.35 + k * 0.45 * c, 0.05 + k * 0.1], "held_item origin at 3t");
+    assert_close(
+        &m[12..15],
+        &[-0.38 - k * 0.45 * s, 1.35 + k * 0.45 * c, 0.05 + k * 0.1],
+        "held_item origin at 3t",
+    );
     // The greeting text is hidden until its 4t visibility key.
     assert_eq!(lines[0]["nodes"]["greeting"]["visible"], false);
 }
@@ -73,9 +102,17 @@ fn juggle_child_follows_a_moving_parent() {
     let lines = sample("emotes/prop_juggle.json", &[5]);
     let nodes = &lines[0]["nodes"];
     // path_b: 0t (0, 1.1, 0.4) → 10t (0.3, 1.1, 0.4), linear, u = 0.5.
-    assert_close(&floats(&nodes["path_b"]["position"]), &[0.15, 1.1, 0.4], "path_b at 5t");
+    assert_close(
+        &floats(&nodes["path_b"]["position"]),
+        &[0.15, 1.1, 0.4],
+        "path_b at 5t",
+    );
     // ball_b: y from 0.9 to 0 with ease_in_quad(0.5) = 0.25 → 0.675; z turn 0 → −120°, half = −60°.
-    assert_close(&floats(&nodes["ball_b"]["position"]), &[0.0, 0.675, 0.0], "ball_b at 5t");
+    assert_close(
+        &floats(&nodes["ball_b"]["position"]),
+        &[0.0, 0.675, 0.0],
+        "ball_b at 5t",
+    );
     let m = floats(&nodes["ball_b"]["matrix"]);
     assert_close(&m[12..15], &[0.15, 1.1 + 0.675, 0.4], "ball_b origin at 5t");
     let (s, c) = ((-60f64).to_radians().sin(), (-60f64).to_radians().cos());
@@ -88,7 +125,14 @@ fn molang_randomness_follows_the_seed() {
     let run = |seed: &str| {
         let out = Command::new(env!("CARGO_BIN_EXE_emoted"))
             .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(["sample", "emotes/prop_juggle.json", "--tick", "10", "--seed", seed])
+            .args([
+                "sample",
+                "emotes/prop_juggle.json",
+                "--tick",
+                "10",
+                "--seed",
+                seed,
+            ])
             .output()
             .expect("runs");
         assert!(out.status.success());
@@ -100,12 +144,16 @@ fn molang_randomness_follows_the_seed() {
     assert!((0.8..=1.05).contains(&a), "{a}");
     assert_eq!(a, run("1"), "same seed, same toss");
     let others: Vec<f64> = (2..6).map(|s| run(&s.to_string())).collect();
-    assert!(others.iter().any(|&o| o != a), "different seeds give different tosses");
+    assert!(
+        others.iter().any(|&o| o != a),
+        "different seeds give different tosses"
+    );
 }
 
 #[test]
 fn every_bundled_animation_samples() {
-    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes")).expect("emotes/") {
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes")).expect("emotes/")
+    {
         let path = entry.expect("entry").path();
         let text = std::fs::read_to_string(&path).expect("read");
         if !text.contains("\"animation\"") {
@@ -117,7 +165,11 @@ fn every_bundled_animation_samples() {
             for (id, node) in line["nodes"].as_object().expect("nodes") {
                 let q = floats(&node["rotation"]);
                 let len = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-                assert!((len - 1.0).abs() < 1e-4, "{}: {id} rotation not unit", path.display());
+                assert!(
+                    (len - 1.0).abs() < 1e-4,
+                    "{}: {id} rotation not unit",
+                    path.display()
+                );
                 assert_eq!(floats(&node["matrix"]).len(), 16);
             }
         }

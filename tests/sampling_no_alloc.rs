@@ -60,7 +60,11 @@ fn sampling_every_bundled_animation_allocates_nothing_per_tick() {
             playbacks.push((compiled, state, pose, clock));
         }
     }
-    assert!(playbacks.len() >= 10, "bundled Animations: {}", playbacks.len());
+    assert!(
+        playbacks.len() >= 10,
+        "bundled Animations: {}",
+        playbacks.len()
+    );
     let mut samples = 0usize;
 
     ALLOCATIONS.store(0, Ordering::SeqCst);
@@ -69,15 +73,25 @@ fn sampling_every_bundled_animation_allocates_nothing_per_tick() {
         for (compiled, state, pose, clock) in &mut playbacks {
             let step = clock.step(1_000_000 + tick);
             if step.cycle_started {
-                compiled.begin_cycle(state, step.loop_count).expect("finite");
+                compiled
+                    .begin_cycle(state, step.loop_count)
+                    .expect("finite");
             }
-            compiled.step(state, step.position_ticks, step.advancing, pose).expect("finite");
+            compiled
+                .step(state, step.position_ticks, step.advancing, pose)
+                .expect("finite");
             samples += pose.nodes.len();
         }
     }
     COUNTING.store(false, Ordering::SeqCst);
 
     let allocations = ALLOCATIONS.load(Ordering::SeqCst);
-    assert!(samples > 10_000, "the loop really sampled ({samples} node samples)");
-    assert_eq!(allocations, 0, "{allocations} allocations over {samples} node samples");
+    assert!(
+        samples > 10_000,
+        "the loop really sampled ({samples} node samples)"
+    );
+    assert_eq!(
+        allocations, 0,
+        "{allocations} allocations over {samples} node samples"
+    );
 }
