@@ -48,11 +48,14 @@ enum Command {
 
 #[derive(clap::Args, Default)]
 struct ServeArgs {
-    /// Address to listen on.
-    #[arg(long, default_value = "0.0.0.0:25565")]
+    /// The configuration file (default: config/emoted.toml when it exists).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Address to listen on, overriding the configuration.
+    #[arg(long)]
     address: Option<SocketAddr>,
-    /// Folders (or files) to load emotes from.
-    #[arg(long = "emotes", default_values = ["emotes", "datapacks"])]
+    /// Folders (or files) to load emotes from, overriding the configuration (repeatable).
+    #[arg(long = "emotes")]
     emote_roots: Vec<PathBuf>,
 }
 
@@ -63,10 +66,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => serve(args),
         Some(Command::Sample { file, ticks, seed }) => sample(&file, &ticks, seed),
         Some(Command::Molang { expr, sets }) => molang(&expr, &sets),
-        None => serve(ServeArgs {
-            address: None,
-            emote_roots: vec!["emotes".into(), "datapacks".into()],
-        }),
+        None => serve(ServeArgs::default()),
     }
 }
 
@@ -173,21 +173,50 @@ fn molang(expr: &str, sets: &[String]) -> ExitCode {
 }
 
 fn serve(args: ServeArgs) -> ExitCode {
+    use emoted::server::config::{Config, ConnectionModeSetting};
     use valence::network::{ConnectionMode, NetworkSettings};
     use valence::prelude::*;
 
-    let address = args
-        .address
-        .unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 25565)));
+    let default_path = PathBuf::from("config/emoted.toml");
+    let config = match &args.config {
+        Some(path) => Config::load(path),
+        None if default_path.is_file() => Config::load(&default_path),
+        None => Ok(Config::default()),
+    };
+    let mut config = match config {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("emoted: bad configuration: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(address) = args.address {
+        config.server.address = address;
+    }
+    if !args.emote_roots.is_empty() {
+        config.emotes.folders = args.emote_roots;
+    }
+    let connection_mode = match config.server.connection_mode {
+        ConnectionModeSetting::Offline => ConnectionMode::Offline,
+        ConnectionModeSetting::Online => ConnectionMode::Online {
+            prevent_proxy_connections: false,
+        },
+        ConnectionModeSetting::Bungeecord => ConnectionMode::BungeeCord,
+        ConnectionModeSetting::Velocity => ConnectionMode::Velocity {
+            secret: config.server.velocity_secret.as_str().into(),
+        },
+    };
     App::new()
         .insert_resource(NetworkSettings {
-            connection_mode: ConnectionMode::Offline,
-            address,
+            connection_mode,
+            address: config.server.address,
+            max_players: config.server.max_players,
             ..Default::default()
         })
         .insert_resource(emoted::server::EmoteFolders {
-            roots: args.emote_roots,
+            roots: config.emotes.folders.clone(),
         })
+        .insert_resource(config)
         .add_plugins(DefaultPlugins)
         .add_plugins((
             emoted::server::world::FlatWorldPlugin,

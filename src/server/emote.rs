@@ -185,6 +185,14 @@ pub enum PlayRefusal {
     /// The player is not in a world.
     #[error("You must be in a world to play an emote.")]
     NoWorld,
+    /// The server-wide display entity cap would be passed.
+    #[error("The server is showing too many emote entities right now ({active} of {max}); try again shortly.")]
+    EntityCap {
+        /// Displays in use.
+        active: usize,
+        /// `max_active_display_entities`.
+        max: usize,
+    },
     /// Molang failed on the first tick.
     #[error("`{0}` could not start: {1}")]
     Failed(String, String),
@@ -206,7 +214,12 @@ fn start_requested_emotes(
         &mut Client,
     )>,
     mut ended: EventWriter<EmoteEndedEvent>,
+    existing_displays: Query<(), (With<EmoteDisplay>, Without<Despawned>)>,
+    config: Option<Res<crate::server::config::Config>>,
 ) {
+    let max_displays = config.map_or(usize::MAX, |c| c.emotes.max_active_display_entities);
+    // Displays spawned through `commands` this tick are not in the query yet.
+    let mut in_use = existing_displays.iter().count();
     for request in requests.iter() {
         let Ok((position, look, layer, uuid, active, mut client)) = players.get_mut(request.client)
         else {
@@ -228,6 +241,25 @@ fn start_requested_emotes(
                 continue;
             }
         };
+        // The cap is checked before anything is spawned; a replaced emote's
+        // displays are about to go.
+        let needed = playback
+            .compiled
+            .rig
+            .nodes
+            .iter()
+            .filter(|n| n.is_display)
+            .count();
+        let freed = active.as_ref().map_or(0, |a| a.display_entities().count());
+        if in_use.saturating_sub(freed) + needed > max_displays {
+            let refusal = PlayRefusal::EntityCap {
+                active: in_use,
+                max: max_displays,
+            };
+            client.send_chat_message(refusal.to_string().color(Color::RED));
+            continue;
+        }
+        in_use = in_use.saturating_sub(freed) + needed;
         if let Some(mut old) = active {
             ended.send(EmoteEndedEvent {
                 client: request.client,

@@ -2,6 +2,7 @@
 //! start-up. Commands, display entities and playback come with the server issue.
 
 pub mod commands;
+pub mod config;
 pub mod emote;
 pub mod world;
 

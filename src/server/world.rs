@@ -1,7 +1,10 @@
 //! The default world: a flat grass plain with a stone spawn area and a pool
 //! of water, so that every stop condition can be tried by hand.
 
+use valence::op_level::OpLevel;
 use valence::prelude::*;
+
+use crate::server::config::Config;
 use valence::protocol::packets::play::HealthUpdateS2c;
 use valence::protocol::{VarInt, WritePacket};
 
@@ -82,14 +85,19 @@ fn place_new_players(
             &mut Position,
             &mut GameMode,
             &mut Client,
+            &Username,
+            &mut OpLevel,
+            &mut ViewDistance,
         ),
         Added<Client>,
     >,
     layers: Query<Entity, (With<ChunkLayer>, With<EntityLayer>)>,
+    config: Option<Res<Config>>,
 ) {
     let Ok(layer) = layers.get_single() else {
         return;
     };
+    let config = config.map(|c| c.clone()).unwrap_or_default();
     for (
         mut layer_id,
         mut visible_chunk_layer,
@@ -97,8 +105,20 @@ fn place_new_players(
         mut pos,
         mut game_mode,
         mut client,
+        username,
+        mut op_level,
+        mut view_distance,
     ) in &mut clients
     {
+        view_distance.set(config.server.view_distance);
+        if config
+            .permissions
+            .operators
+            .iter()
+            .any(|name| name.eq_ignore_ascii_case(&username.0))
+        {
+            op_level.set(3);
+        }
         // valence sends no health at join; vanilla clients (and mineflayer's
         // `spawn` event) wait for it.
         client.write_packet(&HealthUpdateS2c {

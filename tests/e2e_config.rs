@@ -1,0 +1,127 @@
+//! `config/emoted.toml` as an admin uses it: a bad file stops the server with
+//! the option named, the display-entity cap refuses a playback before it
+//! spawns anything, and an operator's `/emote reload` keeps the last good
+//! version of a file that broke.
+
+mod common;
+
+use std::fs;
+use std::process::Command;
+
+use common::{Server, TempDir};
+
+#[test]
+fn a_bad_config_stops_the_server_naming_the_option() {
+    let dir = TempDir::new("bad-config");
+    let path = dir.path().join("emoted.toml");
+    fs::write(&path, "[server]\nview_distance = 99\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_emoted"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["serve", "--config"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("server.view_distance"), "{stderr}");
+
+    fs::write(&path, "[emotes]\nmax_displays = 3\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_emoted"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["serve", "--config"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("max_displays"));
+}
+
+#[test]
+fn the_display_cap_refuses_before_spawning() {
+    let dir = TempDir::new("cap-config");
+    let path = dir.path().join("emoted.toml");
+    fs::write(&path, "[emotes]\nmax_active_display_entities = 3\n").expect("write");
+    let config = path.to_string_lossy().into_owned();
+    let mut server = Server::start_with_args(&["emotes"], &["--config", &config]);
+    let run = server
+        .bot("crowded")
+        .wait_spawn()
+        .chat("/emote play example:guitar")
+        .chat("/emote play example:heart")
+        .wait_ms(600)
+        .disconnect()
+        .run();
+    run.assert_ok();
+    let chat = run.chat().join("\n");
+    assert!(chat.contains("too many emote entities"), "{chat}");
+    // The guitar (7 displays) never spawned; the heart (3 displays) fits.
+    assert!(
+        run.spawned_of("block_display").is_empty(),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(
+        run.spawned_of("text_display").len(),
+        3,
+        "{}",
+        run.describe()
+    );
+    server.assert_log_clean();
+}
+
+#[test]
+fn an_operator_reload_keeps_the_last_good_version_of_a_broken_file() {
+    let emotes = TempDir::new("reload-emotes");
+    let heart = emotes.path().join("heart.json");
+    fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/emotes/heart.json"),
+        &heart,
+    )
+    .expect("copy");
+    let dir = TempDir::new("reload-config");
+    let config = dir.path().join("emoted.toml");
+    fs::write(&config, "[permissions]\noperators = [\"Admin\"]\n").expect("write");
+    let config = config.to_string_lossy().into_owned();
+    let mut server = Server::start_with_args(&[emotes.path()], &["--config", &config]);
+
+    // The file breaks after the server loaded it.
+    let text = fs::read_to_string(&heart).expect("read");
+    fs::write(&heart, text.replace("\"duration\"", "\"durration\"")).expect("write");
+
+    let run = server
+        .bot("admin")
+        .wait_spawn()
+        .chat("/emote reload")
+        .wait_ms(300)
+        .chat("/emote play example:heart")
+        .wait_ms(600)
+        .disconnect()
+        .run();
+    run.assert_ok();
+    let chat = run.chat().join("\n");
+    assert!(chat.contains("1 kept at their last good version"), "{chat}");
+    assert!(
+        chat.contains("heart.json: /timeline/durration: unknown field `durration`"),
+        "{chat}"
+    );
+    assert_eq!(
+        run.spawned_of("text_display").len(),
+        3,
+        "the old heart still plays: {}",
+        run.describe()
+    );
+
+    // A player who is not an operator may not reload.
+    let run = server
+        .bot("guest")
+        .wait_spawn()
+        .chat("/emote reload")
+        .wait_ms(300)
+        .disconnect()
+        .run();
+    assert!(run
+        .chat()
+        .iter()
+        .any(|c| c.contains("needs operator permission")));
+    server.assert_log_clean();
+}
