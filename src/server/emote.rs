@@ -360,7 +360,7 @@ fn spawn_display(
     // Until the first tick sends the sampled pose, the display is drawn at scale 0.
     let hidden = Scale(Vec3::ZERO);
     let tag = EmoteDisplay { owner };
-    let entity = match kind {
+    let (mut entity, common) = match kind {
         NodeKind::Anchor => return None,
         NodeKind::Item {
             content,
@@ -370,11 +370,10 @@ fn spawn_display(
         } => {
             let stack = match content {
                 ItemContent::Stack(stack) => stack.clone(),
-                // The held item is filled in by the hand system once it exists;
-                // until then the node shows nothing.
+                // The participant's held item is not followed yet: the node shows nothing.
                 ItemContent::ParticipantHand(_) => ItemStack::new(ItemKind::Air, 1, None),
             };
-            let mut bundle = ItemDisplayEntityBundle {
+            let bundle = ItemDisplayEntityBundle {
                 layer,
                 position,
                 display_scale: hidden,
@@ -384,94 +383,54 @@ fn spawn_display(
                 ),
                 ..Default::default()
             };
-            if let Some(nbt) = &common.entity_nbt {
-                apply_display_nbt(
-                    nbt,
-                    &mut bundle.display_billboard,
-                    &mut bundle.display_brightness,
-                    &mut bundle.entity_flags,
-                    &mut DisplayExtras::default(),
-                    &mut bundle.display_view_range,
-                    &mut bundle.display_shadow_radius,
-                    &mut bundle.display_shadow_strength,
-                    &mut bundle.display_width,
-                    &mut bundle.display_height,
-                    &mut bundle.display_glow_color_override,
-                );
-            }
-            commands.spawn((bundle, tag)).id()
+            (commands.spawn((bundle, tag)), common)
         }
         NodeKind::Block { state, common } => {
-            let mut bundle = BlockDisplayEntityBundle {
+            let bundle = BlockDisplayEntityBundle {
                 layer,
                 position,
                 display_scale: hidden,
                 block_display_block_state: valence::entity::block_display::BlockState(*state),
                 ..Default::default()
             };
-            if let Some(nbt) = &common.entity_nbt {
-                apply_display_nbt(
-                    nbt,
-                    &mut bundle.display_billboard,
-                    &mut bundle.display_brightness,
-                    &mut bundle.entity_flags,
-                    &mut DisplayExtras::default(),
-                    &mut bundle.display_view_range,
-                    &mut bundle.display_shadow_radius,
-                    &mut bundle.display_shadow_strength,
-                    &mut bundle.display_width,
-                    &mut bundle.display_height,
-                    &mut bundle.display_glow_color_override,
-                );
-            }
-            commands.spawn((bundle, tag)).id()
+            (commands.spawn((bundle, tag)), common)
         }
         NodeKind::Text { text, common } => {
-            let mut bundle = TextDisplayEntityBundle {
+            let bundle = TextDisplayEntityBundle {
                 layer,
                 position,
                 display_scale: hidden,
                 text_display_text: valence::entity::text_display::Text(text.clone()),
                 ..Default::default()
             };
-            if let Some(nbt) = &common.entity_nbt {
-                let mut extras = DisplayExtras::default();
-                apply_display_nbt(
-                    nbt,
-                    &mut bundle.display_billboard,
-                    &mut bundle.display_brightness,
-                    &mut bundle.entity_flags,
-                    &mut extras,
-                    &mut bundle.display_view_range,
-                    &mut bundle.display_shadow_radius,
-                    &mut bundle.display_shadow_strength,
-                    &mut bundle.display_width,
-                    &mut bundle.display_height,
-                    &mut bundle.display_glow_color_override,
-                );
-                if let Some(v) = extras.line_width {
-                    bundle.text_display_line_width = LineWidth(v);
-                }
-                if let Some(v) = extras.background {
-                    bundle.text_display_background = Background(v);
-                }
-                if let Some(v) = extras.text_opacity {
-                    bundle.text_display_text_opacity = TextOpacity(v);
-                }
-                bundle.text_display_text_display_flags = TextDisplayFlags(extras.text_flags);
-            }
-            commands.spawn((bundle, tag)).id()
+            (commands.spawn((bundle, tag)), common)
         }
     };
-    Some(entity)
+    if let Some(nbt) = &common.entity_nbt {
+        let fields = DisplayNbt::read(nbt);
+        entity.insert(fields.display_components());
+        if matches!(kind, NodeKind::Text { .. }) {
+            entity.insert(fields.text_components());
+        }
+    }
+    Some(entity.id())
 }
 
-/// Text-display fields read from `entity_nbt`.
-#[derive(Default)]
-struct DisplayExtras {
-    line_width: Option<i32>,
-    background: Option<i32>,
-    text_opacity: Option<i8>,
+/// The display-entity fields of `entity_nbt` (validated at load), with
+/// vanilla's defaults for those it leaves out.
+struct DisplayNbt {
+    billboard: i8,
+    brightness: i32,
+    view_range: f32,
+    shadow_radius: f32,
+    shadow_strength: f32,
+    width: f32,
+    height: f32,
+    glow_color_override: i32,
+    glowing: bool,
+    line_width: i32,
+    background: i32,
+    text_opacity: i8,
     text_flags: i8,
 }
 
@@ -487,76 +446,84 @@ fn nbt_number(value: &Value) -> Option<f64> {
     }
 }
 
-/// Applies the display fields of `entity_nbt` (validated at load) to the spawn bundle.
-#[allow(clippy::too_many_arguments)]
-fn apply_display_nbt(
-    nbt: &Compound,
-    billboard: &mut Billboard,
-    brightness: &mut Brightness,
-    flags: &mut Flags,
-    extras: &mut DisplayExtras,
-    view_range: &mut ViewRange,
-    shadow_radius: &mut ShadowRadius,
-    shadow_strength: &mut ShadowStrength,
-    width: &mut Width,
-    height: &mut Height,
-    glow: &mut GlowColorOverride,
-) {
-    for (key, value) in nbt.iter() {
-        let number = nbt_number(value);
-        match key.as_str() {
-            "billboard" => {
-                if let Value::String(s) = value {
-                    billboard.0 = match s.as_str() {
+impl DisplayNbt {
+    fn read(nbt: &Compound) -> Self {
+        let mut out = Self {
+            billboard: 0,
+            brightness: -1,
+            view_range: 1.0,
+            shadow_radius: 0.0,
+            shadow_strength: 1.0,
+            width: 0.0,
+            height: 0.0,
+            glow_color_override: -1,
+            glowing: false,
+            line_width: 200,
+            background: 0x4000_0000,
+            text_opacity: -1,
+            text_flags: 0,
+        };
+        for (key, value) in nbt.iter() {
+            let number = nbt_number(value);
+            let flag = number.is_some_and(|n| n != 0.0);
+            match (key.as_str(), value) {
+                ("billboard", Value::String(s)) => {
+                    out.billboard = match s.as_str() {
                         "vertical" => 1,
                         "horizontal" => 2,
                         "center" => 3,
                         _ => 0,
-                    };
-                }
-            }
-            "brightness" => {
-                if let Value::Compound(c) = value {
-                    let block = c.get("block").and_then(nbt_number).unwrap_or(0.0) as i32;
-                    let sky = c.get("sky").and_then(nbt_number).unwrap_or(0.0) as i32;
-                    brightness.0 = (block << 4) | (sky << 20);
-                }
-            }
-            "view_range" => view_range.0 = number.unwrap_or(1.0) as f32,
-            "shadow_radius" => shadow_radius.0 = number.unwrap_or(0.0) as f32,
-            "shadow_strength" => shadow_strength.0 = number.unwrap_or(1.0) as f32,
-            "width" => width.0 = number.unwrap_or(0.0) as f32,
-            "height" => height.0 = number.unwrap_or(0.0) as f32,
-            "glow_color_override" => glow.0 = number.unwrap_or(-1.0) as i32,
-            "Glowing" => {
-                if number.unwrap_or(0.0) != 0.0 {
-                    flags.0 |= 0x40;
-                }
-            }
-            "line_width" => extras.line_width = number.map(|n| n as i32),
-            "background" => extras.background = number.map(|n| n as i32),
-            "text_opacity" => extras.text_opacity = number.map(|n| n as i8),
-            "shadow" | "see_through" | "default_background" => {
-                let bit = match key.as_str() {
-                    "shadow" => 0x01,
-                    "see_through" => 0x02,
-                    _ => 0x04,
-                };
-                if number.unwrap_or(0.0) != 0.0 {
-                    extras.text_flags |= bit;
-                }
-            }
-            "alignment" => {
-                if let Value::String(s) = value {
-                    match s.as_str() {
-                        "left" => extras.text_flags |= 0x08,
-                        "right" => extras.text_flags |= 0x10,
-                        _ => {}
                     }
                 }
+                ("brightness", Value::Compound(c)) => {
+                    let block = c.get("block").and_then(nbt_number).unwrap_or(0.0) as i32;
+                    let sky = c.get("sky").and_then(nbt_number).unwrap_or(0.0) as i32;
+                    out.brightness = (block << 4) | (sky << 20);
+                }
+                ("view_range", _) => out.view_range = number.unwrap_or(1.0) as f32,
+                ("shadow_radius", _) => out.shadow_radius = number.unwrap_or(0.0) as f32,
+                ("shadow_strength", _) => out.shadow_strength = number.unwrap_or(1.0) as f32,
+                ("width", _) => out.width = number.unwrap_or(0.0) as f32,
+                ("height", _) => out.height = number.unwrap_or(0.0) as f32,
+                ("glow_color_override", _) => {
+                    out.glow_color_override = number.unwrap_or(-1.0) as i32
+                }
+                ("Glowing", _) => out.glowing = flag,
+                ("line_width", _) => out.line_width = number.unwrap_or(200.0) as i32,
+                ("background", _) => out.background = number.map_or(0x4000_0000, |n| n as i32),
+                ("text_opacity", _) => out.text_opacity = number.unwrap_or(-1.0) as i8,
+                ("shadow", _) if flag => out.text_flags |= 0x01,
+                ("see_through", _) if flag => out.text_flags |= 0x02,
+                ("default_background", _) if flag => out.text_flags |= 0x04,
+                ("alignment", Value::String(s)) if s == "left" => out.text_flags |= 0x08,
+                ("alignment", Value::String(s)) if s == "right" => out.text_flags |= 0x10,
+                _ => {}
             }
-            _ => {}
         }
+        out
+    }
+
+    fn display_components(&self) -> impl Bundle {
+        (
+            Billboard(self.billboard),
+            Brightness(self.brightness),
+            ViewRange(self.view_range),
+            ShadowRadius(self.shadow_radius),
+            ShadowStrength(self.shadow_strength),
+            Width(self.width),
+            Height(self.height),
+            GlowColorOverride(self.glow_color_override),
+            Flags(if self.glowing { 0x40 } else { 0 }),
+        )
+    }
+
+    fn text_components(&self) -> impl Bundle {
+        (
+            LineWidth(self.line_width),
+            Background(self.background),
+            TextOpacity(self.text_opacity),
+            TextDisplayFlags(self.text_flags),
+        )
     }
 }
 
