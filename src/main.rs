@@ -223,6 +223,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             emoted::server::EmoteLibraryPlugin,
             emoted::server::commands::EmoteCommandsPlugin,
             emoted::server::emote::EmotePlaybackPlugin,
+            emoted::server::dispatch::EmoteDispatchPlugin,
         ))
         .run();
     ExitCode::SUCCESS

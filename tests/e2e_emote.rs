@@ -408,3 +408,81 @@ fn suggestions_and_malformed_commands_get_clear_answers() {
     }
     server.assert_log_clean();
 }
+
+/// The time (ms since the bot started) of the first action-bar text containing `needle`.
+fn action_bar_at(run: &BotRun, needle: &str) -> Option<u64> {
+    run.events.iter().find_map(|e| match e {
+        common::Event::ActionBar {
+            t,
+            text: Some(text),
+            ..
+        } if text.contains(needle) => Some(*t),
+        _ => None,
+    })
+}
+
+#[test]
+fn command_events_run_at_their_ticks() {
+    let mut server = Server::start();
+    // example:heart: `title @s actionbar ❤ ❤ ❤` from the player at 10t (500 ms).
+    let run = server
+        .bot("lover")
+        .wait_spawn()
+        .chat("/emote play example:heart")
+        .wait_ms(1500)
+        .disconnect()
+        .run();
+    run.assert_ok();
+    let started = action_bar_at(&run, "Playing Heart").expect("the play feedback");
+    let hearts = action_bar_at(&run, "❤ ❤ ❤").expect("the 10t title event");
+    let delay = hearts - started;
+    assert!(
+        (350..=1200).contains(&delay),
+        "the 10t event came {delay} ms after the start"
+    );
+
+    // example:reference: a start title from the player; on stop a tellraw to
+    // the player and a `say` from the server that everyone sees.
+    let watcher = server
+        .bot("watcher")
+        .wait_spawn()
+        .wait_for(
+            json!({"event": "chat", "text_contains": "reference emote has finished"}),
+            1,
+            20_000,
+        )
+        .disconnect()
+        .spawn();
+    let run = server
+        .bot("referee")
+        .wait_spawn()
+        .wait_ms(1000)
+        .chat("/emote play example:reference")
+        .wait_ms(800)
+        .chat("/emote stop")
+        .wait_ms(500)
+        .disconnect()
+        .run();
+    run.assert_ok();
+    assert!(
+        action_bar_at(&run, "Reference emote started").is_some(),
+        "{:?}",
+        run.action_bar()
+    );
+    let chat = run.chat().join("\n");
+    assert!(chat.contains("Reference emote stopped"), "{chat}");
+    assert!(
+        chat.contains("[Server] The reference emote has finished."),
+        "{chat}"
+    );
+    let watcher = watcher.wait();
+    watcher.assert_ok();
+    assert!(
+        watcher
+            .chat()
+            .iter()
+            .all(|c| !c.contains("Reference emote stopped")),
+        "tellraw @s reached only the player"
+    );
+    server.assert_log_clean();
+}

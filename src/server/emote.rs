@@ -34,10 +34,12 @@ use valence::nbt::{Compound, Value};
 use valence::prelude::*;
 
 use crate::anim::{DisplayTransform, Pose};
+use crate::format::event::{CommandEvent, EventSource, OriginAnchor};
 use crate::format::node::{ItemContent, NodeKind};
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::{CompiledAnimation, MolangState};
 use crate::playback::{Clock, Cooldowns, PlayerObservation, StopMonitor, StopReason, YawFollower};
+use crate::server::dispatch::{CommandSource, EmoteCommandEvent};
 use crate::server::EmoteLibrary;
 
 /// Plays emotes: starts, advances and stops playbacks, and cleans up after them.
@@ -46,6 +48,7 @@ pub struct EmotePlaybackPlugin;
 impl Plugin for EmotePlaybackPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<EmoteCooldowns>()
+            .add_event::<EmoteCommandEvent>()
             .add_event::<PlayEmoteRequest>()
             .add_event::<StopEmoteRequest>()
             .add_event::<EmoteEndedEvent>()
@@ -138,6 +141,8 @@ pub struct ActiveEmote {
     displays: Vec<Option<Entity>>,
     last_sent: Vec<Option<DisplayTransform>>,
     yaw: YawFollower,
+    /// Where the root was placed (the player's feet when it started).
+    root: DVec3,
     stop: StopMonitor,
     /// What was observed this tick; reset after each check.
     observed: PlayerObservation,
@@ -216,6 +221,7 @@ fn start_requested_emotes(
     mut ended: EventWriter<EmoteEndedEvent>,
     existing_displays: Query<(), (With<EmoteDisplay>, Without<Despawned>)>,
     config: Option<Res<crate::server::config::Config>>,
+    mut commands_out: EventWriter<EmoteCommandEvent>,
 ) {
     let max_displays = config.map_or(usize::MAX, |c| c.emotes.max_active_display_entities);
     // Displays spawned through `commands` this tick are not in the query yet.
@@ -261,6 +267,7 @@ fn start_requested_emotes(
         }
         in_use = in_use.saturating_sub(freed) + needed;
         if let Some(mut old) = active {
+            queue_group(&old, EventGroup::Stop, request.client, &mut commands_out);
             ended.send(EmoteEndedEvent {
                 client: request.client,
                 emote: old.emote.clone(),
@@ -340,6 +347,7 @@ fn prepare_playback(
         displays: Vec::new(),
         last_sent: Vec::new(),
         yaw: YawFollower::new(settings.rotation_deadzone_degrees, yaw_degrees),
+        root: position,
         stop: StopMonitor::new(settings.player.stop_conditions, [position.x, position.z]),
         observed: PlayerObservation {
             horizontal_position: [position.x, position.z],
@@ -541,6 +549,7 @@ fn stop_requested_emotes(
     mut commands: Commands,
     mut players: Query<(Option<&mut ActiveEmote>, &mut Client)>,
     mut ended: EventWriter<EmoteEndedEvent>,
+    mut commands_out: EventWriter<EmoteCommandEvent>,
 ) {
     for request in requests.iter() {
         let Ok((playback, mut client)) = players.get_mut(request.client) else {
@@ -550,6 +559,12 @@ fn stop_requested_emotes(
             client.send_chat_message("You are not playing an emote.".color(Color::RED));
             continue;
         };
+        queue_group(
+            &playback,
+            EventGroup::Stop,
+            request.client,
+            &mut commands_out,
+        );
         despawn_displays(&mut commands, &mut playback);
         ended.send(EmoteEndedEvent {
             client: request.client,
@@ -631,6 +646,7 @@ fn advance_emotes(
         &mut InterpolationDuration,
     )>,
     mut ended: EventWriter<EmoteEndedEvent>,
+    mut commands_out: EventWriter<EmoteCommandEvent>,
 ) {
     let wall = wall_tick();
     for (player, mut playback, look, mut client) in &mut players {
@@ -665,6 +681,24 @@ fn advance_emotes(
                     let yaw = playback.yaw.step(look.yaw);
                     let root = Mat4::from_quat(Quat::from_rotation_y(-yaw.to_radians()));
                     send_pose(playback, root, &mut displays);
+                    if playback.clock.elapsed_ticks() == 1 {
+                        queue_group(playback, EventGroup::Start, player, &mut commands_out);
+                    }
+                    if let (Some(range), EmoteFile::Animation(animation)) =
+                        (&step.timeline_events, &*playback.file)
+                    {
+                        let due = animation
+                            .timeline
+                            .events
+                            .timeline
+                            .iter()
+                            .filter(|e| range.contains(&e.time_ticks))
+                            .map(|e| &e.event);
+                        queue_events(playback, due, player, &mut commands_out);
+                    }
+                    if step.loop_completed {
+                        queue_group(playback, EventGroup::Loop, player, &mut commands_out);
+                    }
                     if step.finished {
                         end = Some(EndReason::Finished);
                     }
@@ -681,6 +715,7 @@ fn advance_emotes(
                 }
                 _ => {}
             }
+            queue_group(playback, EventGroup::Stop, player, &mut commands_out);
             despawn_displays(&mut commands, playback);
             ended.send(EmoteEndedEvent {
                 client: player,
@@ -690,6 +725,80 @@ fn advance_emotes(
             commands.entity(player).remove::<ActiveEmote>();
         }
     }
+}
+
+/// Which event group to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EventGroup {
+    Start,
+    Loop,
+    Stop,
+}
+
+/// Queues the commands of `events` for the dispatcher, resolving sources and origins.
+fn queue_events<'a>(
+    playback: &ActiveEmote,
+    events: impl Iterator<Item = &'a CommandEvent>,
+    player: Entity,
+    out: &mut EventWriter<EmoteCommandEvent>,
+) {
+    let rotation = Quat::from_rotation_y(-playback.yaw.yaw_degrees().to_radians());
+    for event in events {
+        let source = match &event.source {
+            EventSource::Player => CommandSource::Player(player),
+            EventSource::Server => CommandSource::Server,
+            EventSource::Node(id) => {
+                let entity = playback
+                    .compiled
+                    .rig
+                    .node_index(id)
+                    .and_then(|i| playback.displays.get(i).copied().flatten());
+                match entity {
+                    Some(entity) => CommandSource::Node {
+                        id: id.clone(),
+                        entity,
+                    },
+                    None => continue,
+                }
+            }
+        };
+        let base = match &event.origin.anchor {
+            OriginAnchor::Root => Vec3::ZERO,
+            OriginAnchor::Node(id) => playback
+                .compiled
+                .rig
+                .node_index(id)
+                .and_then(|i| playback.pose.nodes.get(i))
+                .map_or(Vec3::ZERO, |p| Vec3::from(p.matrix.translation)),
+        };
+        let origin = playback.root + (rotation * (base + event.origin.offset)).as_dvec3();
+        for command in &event.commands {
+            out.send(EmoteCommandEvent {
+                source: source.clone(),
+                origin,
+                command: command.clone(),
+            });
+        }
+    }
+}
+
+/// Queues a whole group of the playing Animation's events.
+fn queue_group(
+    playback: &ActiveEmote,
+    group: EventGroup,
+    player: Entity,
+    out: &mut EventWriter<EmoteCommandEvent>,
+) {
+    let EmoteFile::Animation(animation) = &*playback.file else {
+        return;
+    };
+    let events = &animation.timeline.events;
+    let list = match group {
+        EventGroup::Start => &events.start,
+        EventGroup::Loop => &events.on_loop,
+        EventGroup::Stop => &events.stop,
+    };
+    queue_events(playback, list.iter(), player, out);
 }
 
 /// Writes each display's transformation when it changed.
@@ -735,9 +844,11 @@ fn end_emotes_of_leaving_players(
     mut left: RemovedComponents<Client>,
     mut players: Query<&mut ActiveEmote>,
     mut ended: EventWriter<EmoteEndedEvent>,
+    mut commands_out: EventWriter<EmoteCommandEvent>,
 ) {
     for entity in left.iter() {
         if let Ok(mut playback) = players.get_mut(entity) {
+            queue_group(&playback, EventGroup::Stop, entity, &mut commands_out);
             despawn_displays(&mut commands, &mut playback);
             ended.send(EmoteEndedEvent {
                 client: entity,

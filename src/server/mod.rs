@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod config;
+pub mod dispatch;
 pub mod emote;
 pub mod world;
 
