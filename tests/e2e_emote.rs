@@ -486,3 +486,55 @@ fn command_events_run_at_their_ticks() {
     );
     server.assert_log_clean();
 }
+
+#[test]
+fn a_hidden_player_disappears_for_others_and_comes_back() {
+    let mut server = Server::start();
+    // example:bow sets player.hidden: the watcher sees the bower's player entity
+    // go while the skinned displays stand in for it, then come back.
+    let watcher = server
+        .bot("watcher")
+        .wait_spawn()
+        .wait_for(
+            json!({"event": "spawn_entity", "username": "bower"}),
+            1,
+            20_000,
+        )
+        .wait_for(json!({"event": "entity_destroy"}), 1, 20_000)
+        .wait_for(
+            json!({"event": "spawn_entity", "username": "bower"}),
+            1,
+            20_000,
+        )
+        .disconnect()
+        .spawn();
+    let run = server
+        .bot("bower")
+        .wait_spawn()
+        .wait_ms(1500)
+        .chat("/emote play example:bow")
+        .wait_ms(800)
+        .chat("/emote stop")
+        .wait_ms(800)
+        .disconnect()
+        .run();
+    run.assert_ok();
+    let watcher = watcher.wait();
+    watcher.assert_ok();
+    let bower_spawns: Vec<i32> = watcher
+        .spawned()
+        .iter()
+        .filter(|s| s.username.as_deref() == Some("bower"))
+        .map(|s| s.entity_id)
+        .collect();
+    assert_eq!(bower_spawns.len(), 2, "{}", watcher.describe());
+    assert!(
+        watcher.destroyed().contains(&bower_spawns[0]),
+        "the hidden player was removed for the watcher"
+    );
+    assert!(
+        !watcher.spawned_of("item_display").is_empty(),
+        "the watcher saw the emote's displays"
+    );
+    server.assert_log_clean();
+}

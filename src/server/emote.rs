@@ -52,6 +52,7 @@ impl Plugin for EmotePlaybackPlugin {
             .add_event::<PlayEmoteRequest>()
             .add_event::<StopEmoteRequest>()
             .add_event::<EmoteEndedEvent>()
+            .add_systems(Startup, create_hidden_players_layer)
             .add_systems(
                 Update,
                 (
@@ -66,6 +67,17 @@ impl Plugin for EmotePlaybackPlugin {
                     .in_set(EmotePlaybackSet),
             );
     }
+}
+
+/// An entity layer nobody views: a player whose emote sets `player.hidden`
+/// is moved there for the playback, so no viewer draws the player's model or
+/// equipment; the displays stay in the player's own layer.
+#[derive(Resource, Clone, Copy, Debug)]
+pub struct HiddenPlayersLayer(pub Entity);
+
+fn create_hidden_players_layer(mut commands: Commands, server: Res<Server>) {
+    let layer = commands.spawn(EntityLayer::new(&server)).id();
+    commands.insert_resource(HiddenPlayersLayer(layer));
 }
 
 /// The playback systems. This set lives in [`Update`]; command handling runs before it.
@@ -143,6 +155,8 @@ pub struct ActiveEmote {
     yaw: YawFollower,
     /// Where the root was placed (the player's feet when it started).
     root: DVec3,
+    /// For `player.hidden`: the layer to put the player back in.
+    restore_layer: Option<Entity>,
     stop: StopMonitor,
     /// What was observed this tick; reset after each check.
     observed: PlayerObservation,
@@ -213,7 +227,7 @@ fn start_requested_emotes(
     mut players: Query<(
         &Position,
         &Look,
-        &EntityLayerId,
+        &mut EntityLayerId,
         &UniqueId,
         Option<&mut ActiveEmote>,
         &mut Client,
@@ -222,12 +236,14 @@ fn start_requested_emotes(
     existing_displays: Query<(), (With<EmoteDisplay>, Without<Despawned>)>,
     config: Option<Res<crate::server::config::Config>>,
     mut commands_out: EventWriter<EmoteCommandEvent>,
+    hidden_layer: Option<Res<HiddenPlayersLayer>>,
 ) {
     let max_displays = config.map_or(usize::MAX, |c| c.emotes.max_active_display_entities);
     // Displays spawned through `commands` this tick are not in the query yet.
     let mut in_use = existing_displays.iter().count();
     for request in requests.iter() {
-        let Ok((position, look, layer, uuid, active, mut client)) = players.get_mut(request.client)
+        let Ok((position, look, mut layer, uuid, active, mut client)) =
+            players.get_mut(request.client)
         else {
             continue;
         };
@@ -274,21 +290,30 @@ fn start_requested_emotes(
                 reason: EndReason::Stopped,
             });
             despawn_displays(&mut commands, &mut old);
+            if let Some(original) = old.restore_layer.take() {
+                layer.0 = original;
+            }
         }
         let file = Arc::clone(&playback.file);
         let EmoteFile::Animation(animation) = &*file else {
             continue;
         };
         let root = position.0;
+        let visible_layer = layer.0;
         let mut displays = Vec::with_capacity(playback.compiled.rig.nodes.len());
         for rig_node in &playback.compiled.rig.nodes {
             let node = animation.node(&rig_node.id);
-            let entity = node
-                .and_then(|n| spawn_display(&mut commands, &n.kind, layer.0, root, request.client));
+            let entity = node.and_then(|n| {
+                spawn_display(&mut commands, &n.kind, visible_layer, root, request.client)
+            });
             displays.push(entity);
         }
         playback.displays = displays;
         playback.last_sent = vec![None; playback.displays.len()];
+        if let (true, Some(hidden)) = (animation.settings.player.hidden, &hidden_layer) {
+            playback.restore_layer = Some(visible_layer);
+            layer.0 = hidden.0;
+        }
         let cooldown = animation.settings.cooldown_ticks;
         cooldowns
             .0
@@ -348,6 +373,7 @@ fn prepare_playback(
         last_sent: Vec::new(),
         yaw: YawFollower::new(settings.rotation_deadzone_degrees, yaw_degrees),
         root: position,
+        restore_layer: None,
         stop: StopMonitor::new(settings.player.stop_conditions, [position.x, position.z]),
         observed: PlayerObservation {
             horizontal_position: [position.x, position.z],
@@ -547,12 +573,12 @@ fn despawn_displays(commands: &mut Commands, playback: &mut ActiveEmote) {
 fn stop_requested_emotes(
     mut requests: EventReader<StopEmoteRequest>,
     mut commands: Commands,
-    mut players: Query<(Option<&mut ActiveEmote>, &mut Client)>,
+    mut players: Query<(Option<&mut ActiveEmote>, &mut Client, &mut EntityLayerId)>,
     mut ended: EventWriter<EmoteEndedEvent>,
     mut commands_out: EventWriter<EmoteCommandEvent>,
 ) {
     for request in requests.iter() {
-        let Ok((playback, mut client)) = players.get_mut(request.client) else {
+        let Ok((playback, mut client, mut layer)) = players.get_mut(request.client) else {
             continue;
         };
         let Some(mut playback) = playback else {
@@ -566,6 +592,9 @@ fn stop_requested_emotes(
             &mut commands_out,
         );
         despawn_displays(&mut commands, &mut playback);
+        if let Some(original) = playback.restore_layer.take() {
+            layer.0 = original;
+        }
         ended.send(EmoteEndedEvent {
             client: request.client,
             emote: playback.emote.clone(),
@@ -580,7 +609,7 @@ fn stop_requested_emotes(
 fn observe_players(
     mut movements: EventReader<MovementEvent>,
     mut interactions: EventReader<InteractEntityEvent>,
-    mut players: Query<(&mut ActiveEmote, &Position, &EntityLayerId)>,
+    mut players: Query<(&mut ActiveEmote, &Position, &VisibleChunkLayer)>,
     changed_modes: Query<Entity, Changed<GameMode>>,
     layers: Query<&ChunkLayer>,
 ) {
@@ -636,7 +665,13 @@ fn observe_players(
 
 fn advance_emotes(
     mut commands: Commands,
-    mut players: Query<(Entity, &mut ActiveEmote, &Look, &mut Client)>,
+    mut players: Query<(
+        Entity,
+        &mut ActiveEmote,
+        &Look,
+        &mut Client,
+        &mut EntityLayerId,
+    )>,
     mut displays: Query<(
         &mut Translation,
         &mut LeftRotation,
@@ -649,7 +684,7 @@ fn advance_emotes(
     mut commands_out: EventWriter<EmoteCommandEvent>,
 ) {
     let wall = wall_tick();
-    for (player, mut playback, look, mut client) in &mut players {
+    for (player, mut playback, look, mut client, mut layer) in &mut players {
         let playback = &mut *playback;
         let mut end = None;
         if let Some(reason) = playback.stop.check(&playback.observed) {
@@ -717,6 +752,9 @@ fn advance_emotes(
             }
             queue_group(playback, EventGroup::Stop, player, &mut commands_out);
             despawn_displays(&mut commands, playback);
+            if let Some(original) = playback.restore_layer.take() {
+                layer.0 = original;
+            }
             ended.send(EmoteEndedEvent {
                 client: player,
                 emote: playback.emote.clone(),
