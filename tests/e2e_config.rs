@@ -14,26 +14,21 @@ use common::{Server, TempDir};
 fn a_bad_config_stops_the_server_naming_the_option() {
     let dir = TempDir::new("bad-config");
     let path = dir.path().join("emoted.toml");
-    fs::write(&path, "[server]\nview_distance = 99\n").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_emoted"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["serve", "--config"])
-        .arg(&path)
-        .output()
-        .expect("runs");
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("server.view_distance"), "{stderr}");
-
-    fs::write(&path, "[emotes]\nmax_displays = 3\n").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_emoted"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["serve", "--config"])
-        .arg(&path)
-        .output()
-        .expect("runs");
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("max_displays"));
+    for (text, option) in [
+        ("[server]\nview_distance = 99\n", "server.view_distance"),
+        ("[emotes]\nmax_displays = 3\n", "max_displays"),
+    ] {
+        fs::write(&path, text).expect("write");
+        let out = Command::new(env!("CARGO_BIN_EXE_emoted"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["serve", "--config"])
+            .arg(&path)
+            .output()
+            .expect("runs");
+        assert!(!out.status.success(), "{text}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(option), "{text}: {stderr}");
+    }
 }
 
 #[test]
