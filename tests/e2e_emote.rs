@@ -245,7 +245,7 @@ fn another_player_sees_the_emote_and_sees_it_vanish_when_the_player_leaves() {
     let bob = server
         .bot("bob")
         .wait_spawn()
-        .wait_for(
+        .wait_for_since_start(
             json!({"event": "spawn_entity", "type": "block_display"}),
             1,
             20_000,
@@ -257,7 +257,12 @@ fn another_player_sees_the_emote_and_sees_it_vanish_when_the_player_leaves() {
     let alice = server
         .bot("alice")
         .wait_spawn()
-        .wait_ms(1500)
+        .wait_for_since_start(
+            json!({"event": "spawn_entity", "username": "bob"}),
+            1,
+            20_000,
+        )
+        .wait_ms(300)
         .chat(&format!("/emote play {GUITAR}"))
         .wait_ms(1000)
         .disconnect()
@@ -456,7 +461,12 @@ fn command_events_run_at_their_ticks() {
     let run = server
         .bot("referee")
         .wait_spawn()
-        .wait_ms(1000)
+        .wait_for_since_start(
+            json!({"event": "spawn_entity", "username": "watcher"}),
+            1,
+            20_000,
+        )
+        .wait_ms(300)
         .chat("/emote play example:reference")
         .wait_ms(800)
         .chat("/emote stop")
@@ -495,7 +505,7 @@ fn a_hidden_player_disappears_for_others_and_comes_back() {
     let watcher = server
         .bot("watcher")
         .wait_spawn()
-        .wait_for(
+        .wait_for_since_start(
             json!({"event": "spawn_entity", "username": "bower"}),
             1,
             20_000,
@@ -511,7 +521,13 @@ fn a_hidden_player_disappears_for_others_and_comes_back() {
     let run = server
         .bot("bower")
         .wait_spawn()
-        .wait_ms(1500)
+        // Play only once the watcher is in, so it sees the whole story.
+        .wait_for_since_start(
+            json!({"event": "spawn_entity", "username": "watcher"}),
+            1,
+            20_000,
+        )
+        .wait_ms(300)
         .chat("/emote play example:bow")
         .wait_ms(800)
         .chat("/emote stop")
