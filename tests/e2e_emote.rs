@@ -441,8 +441,9 @@ fn command_events_run_at_their_ticks() {
     let started = action_bar_at(&run, "Playing Heart").expect("the play feedback");
     let hearts = action_bar_at(&run, "❤ ❤ ❤").expect("the 10t title event");
     let delay = hearts - started;
+    // 10 ticks are 500 ms; a loaded CI machine may stretch ticks, never shrink them.
     assert!(
-        (350..=1200).contains(&delay),
+        (350..=2500).contains(&delay),
         "the 10t event came {delay} ms after the start"
     );
 
