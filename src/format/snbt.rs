@@ -37,7 +37,8 @@ fn strip_minecraft(name: &str) -> Option<&str> {
     }
 }
 
-fn as_int(value: &Value) -> Option<i64> {
+/// A whole NBT number (byte, short, int or long).
+pub(crate) fn as_int(value: &Value) -> Option<i64> {
     match value {
         Value::Byte(v) => Some(i64::from(*v)),
         Value::Short(v) => Some(i64::from(*v)),
@@ -47,7 +48,8 @@ fn as_int(value: &Value) -> Option<i64> {
     }
 }
 
-fn as_number(value: &Value) -> Option<f64> {
+/// Any NBT number as `f64`.
+pub(crate) fn as_number(value: &Value) -> Option<f64> {
     match value {
         Value::Float(v) => Some(f64::from(*v)),
         Value::Double(v) => Some(*v),

@@ -20,7 +20,6 @@ use std::collections::HashSet;
 
 use valence::entity::display::GlowColorOverride;
 use valence::entity::entity::Flags;
-use valence::nbt::Value;
 use valence::prelude::*;
 
 /// Who runs an event command.
@@ -167,13 +166,7 @@ pub fn parse_event_command(command: &str) -> Result<ParsedCommand, String> {
                 return Err("only `data merge entity <target> {…}` is supported".to_owned());
             }
             let compound = crate::format::snbt::parse_compound(snbt)?;
-            let number = |key: &str| match compound.get(key) {
-                Some(Value::Byte(v)) => Some(i64::from(*v)),
-                Some(Value::Short(v)) => Some(i64::from(*v)),
-                Some(Value::Int(v)) => Some(i64::from(*v)),
-                Some(Value::Long(v)) => Some(*v),
-                _ => None,
-            };
+            let number = |key: &str| compound.get(key).and_then(crate::format::snbt::as_int);
             Ok(ParsedCommand::MergeData {
                 target: target.to_owned(),
                 glowing: number("Glowing").map(|v| v != 0),

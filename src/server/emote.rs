@@ -36,6 +36,7 @@ use valence::prelude::*;
 use crate::anim::{DisplayTransform, Pose};
 use crate::format::event::{CommandEvent, EventSource, OriginAnchor};
 use crate::format::node::{ItemContent, NodeKind};
+use crate::format::snbt::as_number;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::{CompiledAnimation, MolangState};
 use crate::playback::{Clock, Cooldowns, PlayerObservation, StopMonitor, StopReason, YawFollower};
@@ -468,18 +469,6 @@ struct DisplayNbt {
     text_flags: i8,
 }
 
-fn nbt_number(value: &Value) -> Option<f64> {
-    match value {
-        Value::Byte(v) => Some(f64::from(*v)),
-        Value::Short(v) => Some(f64::from(*v)),
-        Value::Int(v) => Some(f64::from(*v)),
-        Value::Long(v) => Some(*v as f64),
-        Value::Float(v) => Some(f64::from(*v)),
-        Value::Double(v) => Some(*v),
-        _ => None,
-    }
-}
-
 impl DisplayNbt {
     fn read(nbt: &Compound) -> Self {
         let mut out = Self {
@@ -498,7 +487,7 @@ impl DisplayNbt {
             text_flags: 0,
         };
         for (key, value) in nbt.iter() {
-            let number = nbt_number(value);
+            let number = as_number(value);
             let flag = number.is_some_and(|n| n != 0.0);
             match (key.as_str(), value) {
                 ("billboard", Value::String(s)) => {
@@ -510,8 +499,8 @@ impl DisplayNbt {
                     }
                 }
                 ("brightness", Value::Compound(c)) => {
-                    let block = c.get("block").and_then(nbt_number).unwrap_or(0.0) as i32;
-                    let sky = c.get("sky").and_then(nbt_number).unwrap_or(0.0) as i32;
+                    let block = c.get("block").and_then(as_number).unwrap_or(0.0) as i32;
+                    let sky = c.get("sky").and_then(as_number).unwrap_or(0.0) as i32;
                     out.brightness = (block << 4) | (sky << 20);
                 }
                 ("view_range", _) => out.view_range = number.unwrap_or(1.0) as f32,
