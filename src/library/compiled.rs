@@ -4,6 +4,8 @@
 //! Molang errors are file problems like any other: the pointer is the JSON
 //! string's, and the message carries the character span inside it.
 
+use std::collections::HashMap;
+
 use crate::anim::{ExprCompiler, ExprEvaluator, ExprId, Pose, Rig, SampleError};
 use crate::format::{AnimationFile, Problem};
 use crate::molang::{self, CompileContext, MolangRng, Program, QueryContext, Session, Symbols};
@@ -15,8 +17,14 @@ pub struct CompiledAnimation {
     pub rig: Rig,
     /// Variable names shared by all programs of this Animation.
     pub symbols: Symbols,
-    /// Track expressions, indexed by [`ExprId`].
+    /// Track expressions, indexed by [`ExprId`]. Identical deterministic
+    /// sources share one entry.
     pub expressions: Vec<Program>,
+    /// Per expression: true when it draws no random numbers, so its value
+    /// within one sampling pass depends only on `q.key_frame_lerp_time`
+    /// (tracks may not assign `v.*`, and `t.*` starts unset on every call)
+    /// and may be reused.
+    pub reusable: Vec<bool>,
     /// `molang.initialize`, run when a cycle begins.
     pub initialize: Option<Program>,
     /// `molang.tick`, run every tick before the tracks.
@@ -26,18 +34,28 @@ pub struct CompiledAnimation {
 struct TrackCompiler<'a> {
     symbols: &'a mut Symbols,
     expressions: Vec<Program>,
+    /// Deterministic sources compiled so far (a repeated `"math.sin(...)"`
+    /// in x, y and z of both keys compiles, and evaluates, once).
+    shared: HashMap<String, ExprId>,
 }
 
 impl ExprCompiler for TrackCompiler<'_> {
     type Error = Problem;
 
     fn compile(&mut self, source: &str, pointer: &str) -> Result<ExprId, Problem> {
+        if let Some(id) = self.shared.get(source) {
+            return Ok(*id);
+        }
         let program =
             molang::compile(source, CompileContext::Track, self.symbols).map_err(|e| {
                 Problem::error(pointer, format!("Molang: {}", molang::describe(&e, source)))
             })?;
+        let id = ExprId(self.expressions.len() as u32);
+        if program.is_deterministic() {
+            self.shared.insert(source.to_owned(), id);
+        }
         self.expressions.push(program);
-        Ok(ExprId(self.expressions.len() as u32 - 1))
+        Ok(id)
     }
 }
 
@@ -64,14 +82,17 @@ impl CompiledAnimation {
         let mut compiler = TrackCompiler {
             symbols: &mut symbols,
             expressions: Vec::new(),
+            shared: HashMap::new(),
         };
         let rig = Rig::build(file, &mut compiler);
         let expressions = compiler.expressions;
+        let reusable = expressions.iter().map(Program::is_deterministic).collect();
         match rig {
             Ok(rig) if problems.is_empty() => Ok(Self {
                 rig,
                 symbols,
                 expressions,
+                reusable,
                 initialize,
                 tick,
             }),
@@ -92,6 +113,8 @@ impl CompiledAnimation {
                 anim_length_secs: f64::from(self.rig.duration_ticks) / 20.0,
                 ..QueryContext::default()
             },
+            reuse: vec![Reuse::default(); self.expressions.len()],
+            pass: 1,
         }
     }
 
@@ -126,17 +149,17 @@ impl CompiledAnimation {
                 check_finite(value, "molang.tick")?;
             }
         }
-        let mut evaluator = Evaluator {
-            animation: self,
-            state,
-        };
-        pose.sample(&self.rig, position_ticks as f32, &mut evaluator)
+        pose.sample(&self.rig, position_ticks as f32, &mut self.evaluator(state))
     }
 }
 
 impl CompiledAnimation {
-    /// The evaluator tracks use for this Animation's Molang components.
+    /// The evaluator tracks use for this Animation's Molang components,
+    /// for one sampling pass: deterministic expressions are evaluated once
+    /// per pass and lerp time, so make a new evaluator whenever variables
+    /// or queries change (every tick).
     pub fn evaluator<'a>(&'a self, state: &'a mut MolangState) -> impl ExprEvaluator + 'a {
+        state.pass = state.pass.wrapping_add(1).max(1);
         Evaluator {
             animation: self,
             state,
@@ -163,6 +186,18 @@ pub struct MolangState {
     pub rng: MolangRng,
     /// What queries read; the server fills `player` each tick.
     pub queries: QueryContext,
+    /// Per expression: the last value computed, and when.
+    reuse: Vec<Reuse>,
+    /// The current sampling pass (never 0, so a fresh [`Reuse`] never matches).
+    pass: u32,
+}
+
+/// A track expression's value kept for the rest of a sampling pass.
+#[derive(Clone, Copy, Debug, Default)]
+struct Reuse {
+    pass: u32,
+    lerp_time_bits: u32,
+    value: f32,
 }
 
 struct Evaluator<'a> {
@@ -172,9 +207,20 @@ struct Evaluator<'a> {
 
 impl ExprEvaluator for Evaluator<'_> {
     fn evaluate(&mut self, expr: ExprId, key_frame_lerp_time: f32) -> f32 {
-        let Some(program) = self.animation.expressions.get(expr.0 as usize) else {
+        let index = expr.0 as usize;
+        let Some(program) = self.animation.expressions.get(index) else {
             return 0.0;
         };
+        let reusable = self.animation.reusable.get(index).copied().unwrap_or(false);
+        if reusable {
+            if let Some(kept) = self.state.reuse.get(index) {
+                if kept.pass == self.state.pass
+                    && kept.lerp_time_bits == key_frame_lerp_time.to_bits()
+                {
+                    return kept.value;
+                }
+            }
+        }
         self.state.queries.key_frame_lerp_time = f64::from(key_frame_lerp_time);
         let value = program.eval(
             &mut self.state.session,
@@ -182,6 +228,71 @@ impl ExprEvaluator for Evaluator<'_> {
             &mut self.state.rng,
         );
         self.state.queries.key_frame_lerp_time = 0.0;
-        value as f32
+        let value = value as f32;
+        if reusable {
+            if let Some(kept) = self.state.reuse.get_mut(index) {
+                *kept = Reuse {
+                    pass: self.state.pass,
+                    lerp_time_bits: key_frame_lerp_time.to_bits(),
+                    value,
+                };
+            }
+        }
+        value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::{parse_emote_json, EmoteFile};
+
+    fn compiled(position: &str) -> CompiledAnimation {
+        let text = format!(
+            r#"{{"type":"animation","schema_version":4,"id":"test:reuse","metadata":{{"name":"T"}},"settings":{{}},
+            "nodes":{{"a":{{"type":"item_display","space":"initiator","item_stack_snbt":"{{id:\"minecraft:stick\",count:1}}","item_display":"fixed","transform":{{"position":[0,0,0],"rotation":[0,0,0],"scale":[1,1,1]}}}}}},
+            "timeline":{{"duration":"10t","tracks":{{"a":{{"position":[{{"time":"0t","value":{position}}}]}}}}}}}}"#
+        );
+        let report = parse_emote_json(&text);
+        let Some(EmoteFile::Animation(file)) = report.file else {
+            panic!("invalid test file: {:?}", report.problems);
+        };
+        CompiledAnimation::compile(&file).expect("compiles")
+    }
+
+    #[test]
+    fn identical_deterministic_sources_share_one_expression() {
+        let animation = compiled(r#"["q.anim_time * 2", "q.anim_time * 2", "q.anim_time * 3"]"#);
+        assert_eq!(animation.expressions.len(), 2);
+        assert_eq!(animation.reusable, vec![true, true]);
+    }
+
+    #[test]
+    fn random_sources_stay_separate_and_draw_separately() {
+        let animation = compiled(r#"["math.random(0, 1)", "math.random(0, 1)", 0]"#);
+        assert_eq!(animation.expressions.len(), 2);
+        assert_eq!(animation.reusable, vec![false, false]);
+        let mut state = animation.new_molang_state(3);
+        let mut pose = Pose::new(&animation.rig);
+        animation.begin_cycle(&mut state, 0).expect("finite");
+        animation
+            .step(&mut state, 0, true, &mut pose)
+            .expect("finite");
+        let p = pose.nodes[0].position;
+        assert_ne!(p.x, p.y, "two random components drew the same number");
+    }
+
+    #[test]
+    fn a_kept_value_lasts_one_pass_only() {
+        let animation = compiled(r#"[0, "q.anim_time * 20", 0]"#);
+        let mut state = animation.new_molang_state(0);
+        let mut pose = Pose::new(&animation.rig);
+        animation.begin_cycle(&mut state, 0).expect("finite");
+        for tick in 0..=10 {
+            animation
+                .step(&mut state, tick, true, &mut pose)
+                .expect("finite");
+            assert_eq!(pose.nodes[0].position.y, tick as f32, "tick {tick}");
+        }
     }
 }

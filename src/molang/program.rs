@@ -165,6 +165,19 @@ impl Program {
         self.nodes.len()
     }
 
+    /// True when the program draws no random numbers (`math.random*`,
+    /// `math.die_roll*`): given the same variables and queries it always
+    /// gives the same value, so a caller may reuse a result.
+    pub fn is_deterministic(&self) -> bool {
+        !self.nodes.iter().any(|node| {
+            matches!(
+                node,
+                Node::Math2(Math2::Random | Math2::RandomInteger, _, _)
+                    | Node::Math3(Math3::DieRoll | Math3::DieRollInteger, _, _, _)
+            )
+        })
+    }
+
     /// The program's value when it reads nothing (no variables, queries or
     /// randomness) and folded to a constant at compile time, e.g. `1 + 2`;
     /// `None` otherwise.
