@@ -178,9 +178,13 @@ fn serve(args: ServeArgs) -> ExitCode {
     use valence::prelude::*;
 
     let default_path = PathBuf::from("config/emoted.toml");
-    let config = match &args.config {
+    let config_path = match &args.config {
+        Some(path) => Some(path.clone()),
+        None if default_path.is_file() => Some(default_path),
+        None => None,
+    };
+    let config = match &config_path {
         Some(path) => Config::load(path),
-        None if default_path.is_file() => Config::load(&default_path),
         None => Ok(Config::default()),
     };
     let mut config = match config {
@@ -217,6 +221,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             roots: config.emotes.folders.clone(),
         })
         .insert_resource(config)
+        .insert_resource(emoted::server::reload::ConfigPath(config_path))
         .add_plugins(DefaultPlugins)
         .add_plugins((
             emoted::server::world::FlatWorldPlugin,
@@ -224,6 +229,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             emoted::server::commands::EmoteCommandsPlugin,
             emoted::server::emote::EmotePlaybackPlugin,
             emoted::server::dispatch::EmoteDispatchPlugin,
+            emoted::server::reload::EmoteReloadPlugin,
         ))
         .run();
     ExitCode::SUCCESS

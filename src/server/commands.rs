@@ -26,8 +26,9 @@ use valence::protocol::{VarInt, WritePacket};
 
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
-use crate::server::emote::{PlayEmoteRequest, StopEmoteRequest};
-use crate::server::{EmoteFolders, EmoteLibrary};
+use crate::server::emote::{EndReason, PlayEmoteRequest, StopEmoteRequest};
+use crate::server::reload::ReloadRequest;
+use crate::server::EmoteLibrary;
 
 /// Emotes per page of `/emote list`.
 pub const LIST_PAGE_SIZE: usize = 10;
@@ -211,10 +212,10 @@ fn is_manager(op: Option<&OpLevel>) -> bool {
 fn handle_commands(
     mut packets: EventReader<PacketEvent>,
     mut clients: Query<(Entity, &mut Client, &Username, Option<&OpLevel>)>,
-    mut library: ResMut<EmoteLibrary>,
-    folders: Option<Res<EmoteFolders>>,
+    library: Res<EmoteLibrary>,
     mut play: EventWriter<PlayEmoteRequest>,
     mut stop: EventWriter<StopEmoteRequest>,
+    mut reload: EventWriter<ReloadRequest>,
 ) {
     for packet in packets.iter() {
         let Some(pkt) = packet.decode::<CommandExecutionC2s>() else {
@@ -275,6 +276,7 @@ fn handle_commands(
             Ok(Some(EmoteCommand::Stop { target: None })) => {
                 stop.send(StopEmoteRequest {
                     client: packet.client,
+                    reason: EndReason::Stopped,
                 });
                 None
             }
@@ -284,7 +286,10 @@ fn handle_commands(
             Ok(Some(EmoteCommand::Stop { target: Some(name) })) => {
                 match find_player(&name, &clients) {
                     Some(target) => {
-                        stop.send(StopEmoteRequest { client: target });
+                        stop.send(StopEmoteRequest {
+                            client: target,
+                            reason: EndReason::Stopped,
+                        });
                         None
                     }
                     None => Some(format!("No player named `{name}` is online.").color(Color::RED)),
@@ -296,24 +301,10 @@ fn handle_commands(
                 Some("Reloading emotes needs operator permission.".color(Color::RED))
             }
             Ok(Some(EmoteCommand::Reload)) => {
-                let roots = folders
-                    .as_ref()
-                    .map(|f| f.roots.clone())
-                    .unwrap_or_default();
-                let report = Library::reload(&roots, Some(&library.0));
-                let mut lines = vec![format!(
-                    "Reloaded {} emotes from {} files; {} refused, {} kept at their last good version.",
-                    report.library.len(),
-                    report.file_count,
-                    report.files.iter().filter(|f| f.has_errors()).count(),
-                    report.kept_previous.len()
-                )];
-                for line in report.lines() {
-                    tracing::warn!("{line}");
-                    lines.push(line);
-                }
-                library.0 = report.library;
-                Some(lines.join("\n").color(Color::YELLOW))
+                reload.send(ReloadRequest {
+                    requested_by: Some(packet.client),
+                });
+                None
             }
         };
         if let (Some(text), Ok((_, mut client, _, _))) = (reply, clients.get_mut(packet.client)) {

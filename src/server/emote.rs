@@ -101,6 +101,9 @@ pub struct PlayEmoteRequest {
 pub struct StopEmoteRequest {
     /// The player.
     pub client: Entity,
+    /// Why: [`EndReason::Stopped`] for `/emote stop` (a player who plays
+    /// nothing is told so), [`EndReason::Reloaded`] for a reload.
+    pub reason: EndReason,
 }
 
 /// Why a playback ended.
@@ -116,6 +119,11 @@ pub enum EndReason {
     Left,
     /// Molang gave a non-finite value.
     Failed(String),
+    /// A reload changed the emote's file, or removed the emote.
+    Reloaded {
+        /// True when the emote is gone, false when its file changed.
+        removed: bool,
+    },
 }
 
 /// Sent when a playback ends, for chat feedback and tests.
@@ -167,6 +175,11 @@ impl ActiveEmote {
     /// The display entities of this playback.
     pub fn display_entities(&self) -> impl Iterator<Item = Entity> + '_ {
         self.displays.iter().flatten().copied()
+    }
+
+    /// The validated file this playback started from.
+    pub fn file(&self) -> &EmoteFile {
+        &self.file
     }
 }
 
@@ -571,7 +584,9 @@ fn stop_requested_emotes(
             continue;
         };
         let Some(mut playback) = playback else {
-            client.send_chat_message("You are not playing an emote.".color(Color::RED));
+            if request.reason == EndReason::Stopped {
+                client.send_chat_message("You are not playing an emote.".color(Color::RED));
+            }
             continue;
         };
         queue_group(
@@ -584,12 +599,17 @@ fn stop_requested_emotes(
         if let Some(original) = playback.restore_layer.take() {
             layer.0 = original;
         }
+        let notice = match request.reason {
+            EndReason::Reloaded { removed: true } => "Emote stopped: it was removed by a reload",
+            EndReason::Reloaded { removed: false } => "Emote stopped: its file changed",
+            _ => "Emote stopped",
+        };
         ended.send(EmoteEndedEvent {
             client: request.client,
             emote: playback.emote.clone(),
-            reason: EndReason::Stopped,
+            reason: request.reason.clone(),
         });
-        client.send_action_bar_message("Emote stopped".color(Color::GRAY));
+        client.send_action_bar_message(notice.color(Color::GRAY));
         commands.entity(request.client).remove::<ActiveEmote>();
     }
 }

@@ -5,6 +5,7 @@ pub mod commands;
 pub mod config;
 pub mod dispatch;
 pub mod emote;
+pub mod reload;
 pub mod world;
 
 use std::path::PathBuf;
