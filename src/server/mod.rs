@@ -5,7 +5,9 @@ pub mod commands;
 pub mod config;
 pub mod dispatch;
 pub mod emote;
+pub mod functions;
 pub mod reload;
+pub mod selector;
 pub mod world;
 
 use std::path::PathBuf;
