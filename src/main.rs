@@ -230,6 +230,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             emoted::server::emote::EmotePlaybackPlugin,
             emoted::server::dispatch::EmoteDispatchPlugin,
             emoted::server::reload::EmoteReloadPlugin,
+            emoted::server::combat::CombatPlugin,
         ))
         .run();
     ExitCode::SUCCESS

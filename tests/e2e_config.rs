@@ -9,6 +9,7 @@ use std::fs;
 use std::process::Command;
 
 use common::{Server, TempDir};
+use serde_json::json;
 
 #[test]
 fn a_bad_config_stops_the_server_naming_the_option() {
@@ -118,5 +119,85 @@ fn an_operator_reload_keeps_the_last_good_version_of_a_broken_file() {
         .chat()
         .iter()
         .any(|c| c.contains("needs operator permission")));
+    server.assert_log_clean();
+}
+
+#[test]
+fn the_file_watcher_stops_playbacks_of_a_changed_file_and_the_rest_play_on() {
+    let emotes = TempDir::new("watch-emotes");
+    for name in ["guitar.json", "prop_juggle.json"] {
+        fs::copy(
+            format!("{}/emotes/{name}", env!("CARGO_MANIFEST_DIR")),
+            emotes.path().join(name),
+        )
+        .expect("copy");
+    }
+    let mut server = Server::start_with(&[emotes.path()]);
+    let changed = server
+        .bot("changed")
+        .wait_spawn()
+        .chat("/emote play example:guitar")
+        .wait_for(
+            json!({"event": "action_bar", "text_contains": "its file changed"}),
+            1,
+            30_000,
+        )
+        .wait_ms(300)
+        .disconnect()
+        .spawn();
+    // Plays away from spawn so its own displays can be told apart.
+    let steady = server
+        .bot("steady")
+        .wait_spawn()
+        .move_to(-6.5, 65.0, -6.5)
+        .chat("/emote play example:prop_juggle")
+        .wait_ms(14_000)
+        .disconnect()
+        .spawn();
+    // Both are playing by now; an admin edits the guitar's description.
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    let guitar = emotes.path().join("guitar.json");
+    let text = fs::read_to_string(&guitar).expect("read");
+    fs::write(
+        &guitar,
+        text.replacen("\"description\": \"", "\"description\": \"Retuned. ", 1),
+    )
+    .expect("write");
+
+    let changed = changed.wait();
+    changed.assert_ok();
+    let spawned = changed.spawned_of("block_display");
+    assert!(!spawned.is_empty(), "{}", changed.describe());
+    let destroyed = changed.destroyed();
+    assert!(
+        spawned.iter().all(|s| destroyed.contains(&s.entity_id)),
+        "the changed emote left displays: {}",
+        changed.describe()
+    );
+    let steady = steady.wait();
+    steady.assert_ok();
+    let own: Vec<i32> = steady
+        .spawned()
+        .iter()
+        .filter(|s| {
+            s.x < -3.0
+                && s.entity_type
+                    .as_deref()
+                    .is_some_and(|t| t.ends_with("_display"))
+        })
+        .map(|s| s.entity_id)
+        .collect();
+    assert!(!own.is_empty(), "{}", steady.describe());
+    let destroyed = steady.destroyed();
+    assert!(
+        own.iter().all(|id| !destroyed.contains(id)),
+        "the unchanged emote was stopped: {}",
+        steady.describe()
+    );
+    assert!(
+        !steady.action_bar().iter().any(|t| t.contains("stopped")),
+        "{:?}",
+        steady.action_bar()
+    );
     server.assert_log_clean();
 }

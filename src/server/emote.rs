@@ -40,6 +40,7 @@ use crate::format::snbt::as_number;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::{CompiledAnimation, MolangState};
 use crate::playback::{Clock, Cooldowns, PlayerObservation, StopMonitor, StopReason, YawFollower};
+use crate::server::combat::{PlayerDamagedEvent, PlayerDiedEvent};
 use crate::server::dispatch::{CommandSource, EmoteCommandEvent};
 use crate::server::EmoteLibrary;
 
@@ -53,10 +54,15 @@ impl Plugin for EmotePlaybackPlugin {
             .add_event::<PlayEmoteRequest>()
             .add_event::<StopEmoteRequest>()
             .add_event::<EmoteEndedEvent>()
+            // Sent by the combat plugin; registered here too so playback
+            // works on a server without it.
+            .add_event::<PlayerDamagedEvent>()
+            .add_event::<PlayerDiedEvent>()
             .add_systems(Startup, create_hidden_players_layer)
             .add_systems(
                 Update,
                 (
+                    end_emotes_of_dead_players,
                     start_requested_emotes,
                     stop_requested_emotes,
                     observe_players,
@@ -119,6 +125,10 @@ pub enum EndReason {
     Left,
     /// Molang gave a non-finite value.
     Failed(String),
+    /// The player died.
+    Died,
+    /// The player's view moved to another world (chunk layer).
+    LeftWorld,
     /// A reload changed the emote's file, or removed the emote.
     Reloaded {
         /// True when the emote is gone, false when its file changed.
@@ -602,6 +612,8 @@ fn stop_requested_emotes(
         let notice = match request.reason {
             EndReason::Reloaded { removed: true } => "Emote stopped: it was removed by a reload",
             EndReason::Reloaded { removed: false } => "Emote stopped: its file changed",
+            EndReason::Died => "Emote stopped: you died",
+            EndReason::LeftWorld => "Emote stopped: you left the world",
             _ => "Emote stopped",
         };
         ended.send(EmoteEndedEvent {
@@ -614,10 +626,32 @@ fn stop_requested_emotes(
     }
 }
 
+/// Death and a change of world end a playback (as `/emote stop` would: its
+/// `stop` events run and its displays go).
+fn end_emotes_of_dead_players(
+    mut died: EventReader<PlayerDiedEvent>,
+    moved: Query<Entity, (With<ActiveEmote>, Changed<VisibleChunkLayer>)>,
+    mut stop: EventWriter<StopEmoteRequest>,
+) {
+    for death in died.iter() {
+        stop.send(StopEmoteRequest {
+            client: death.player,
+            reason: EndReason::Died,
+        });
+    }
+    for player in &moved {
+        stop.send(StopEmoteRequest {
+            client: player,
+            reason: EndReason::LeftWorld,
+        });
+    }
+}
+
 /// Collects what the stop conditions need from this tick's events.
 fn observe_players(
     mut movements: EventReader<MovementEvent>,
     mut interactions: EventReader<InteractEntityEvent>,
+    mut damaged: EventReader<PlayerDamagedEvent>,
     mut players: Query<(&mut ActiveEmote, &Position, &VisibleChunkLayer)>,
     changed_modes: Query<Entity, Changed<GameMode>>,
     layers: Query<&ChunkLayer>,
@@ -638,11 +672,14 @@ fn observe_players(
         if interaction.interact != EntityInteraction::Attack {
             continue;
         }
+        // Swinging at any entity is attacking, hurt or not.
         if let Ok((mut playback, _, _)) = players.get_mut(interaction.client) {
             playback.observed.attacked = true;
         }
-        // Melee PvP: the player who is hit takes damage.
-        if let Ok((mut playback, _, _)) = players.get_mut(interaction.entity) {
+    }
+    // Damage is what the combat rules really dealt.
+    for hit in damaged.iter() {
+        if let Ok((mut playback, _, _)) = players.get_mut(hit.victim) {
             playback.observed.damaged = true;
         }
     }

@@ -1,6 +1,7 @@
 //! Valence glue. So far: the default world and the emote library loaded at
 //! start-up. Commands, display entities and playback come with the server issue.
 
+pub mod combat;
 pub mod commands;
 pub mod config;
 pub mod dispatch;

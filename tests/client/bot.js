@@ -558,6 +558,7 @@ const STEP_KINDS = [
   'set_control',
   'clear_controls',
   'swing',
+  'attack',
   'swap_hands',
   'block_at',
   'position',
@@ -697,6 +698,13 @@ async function runStep (step, remainingMs) {
     case 'swing':
       bot.swingArm(arg === 'left' ? 'left' : 'right')
       return
+    case 'attack': {
+      // Hits the named player once (a left click on its entity).
+      const target = bot.players[arg] && bot.players[arg].entity
+      if (!target) throw new Error(`attack: no player entity named ${arg} in sight`)
+      bot.attack(target)
+      return
+    }
     case 'swap_hands':
       // PlayerActionC2s SwapItemWithOffhand (status 6): the F key.
       bot._client.write('block_dig', { status: 6, location: { x: 0, y: 0, z: 0 }, face: 0, sequence: 0 })

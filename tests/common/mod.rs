@@ -599,6 +599,9 @@ impl Plan {
     pub fn swing(self) -> Plan {
         self.step(json!({"swing": "right"}))
     }
+    pub fn attack(self, username: &str) -> Plan {
+        self.step(json!({ "attack": username }))
+    }
     pub fn swap_hands(self) -> Plan {
         self.step(json!({"swap_hands": true}))
     }
