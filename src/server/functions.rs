@@ -15,9 +15,9 @@
 //! so. When two packs define the same id the first (in path order) is kept
 //! and the second is reported.
 //!
-//! Functions load at start-up ([`load_functions_at_startup`]) and again on
-//! every [`ReloadRequest`] (`/emote reload` and the file watcher), by
-//! [`reload_functions_on_request`]; other code can call [`reload_functions`].
+//! The dispatch plugin loads the functions at start-up and again on every
+//! [`ReloadRequest`] (`/emote reload` and the file watcher); other code can
+//! call [`reload_functions`] itself.
 //! A reload replaces every function (there is no last-good copy: a refused
 //! file is refused until it is fixed).
 

@@ -158,7 +158,7 @@ pub struct DistanceRange {
 impl DistanceRange {
     /// True when `d` lies in the range.
     pub fn contains(&self, d: f64) -> bool {
-        self.min.map_or(true, |m| d >= m) && self.max.map_or(true, |m| d <= m)
+        self.min.is_none_or(|m| d >= m) && self.max.is_none_or(|m| d <= m)
     }
 }
 
@@ -771,12 +771,11 @@ impl Selector {
             })
             .filter(|c| {
                 self.distance
-                    .map_or(true, |r| r.contains(c.position.distance(center)))
+                    .is_none_or(|r| r.contains(c.position.distance(center)))
             })
             .filter(|c| {
-                volume.map_or(true, |(lo, hi)| {
-                    c.position.cmpge(lo).all() && c.position.cmple(hi).all()
-                })
+                volume
+                    .is_none_or(|(lo, hi)| c.position.cmpge(lo).all() && c.position.cmple(hi).all())
             })
             .filter(|c| {
                 self.names.iter().all(|f| {
