@@ -1,14 +1,16 @@
 //! Pure, tick-driven playback rules with no valence types: the timeline
-//! clock of each mode, cooldowns, the rotation deadzone and the stop
-//! conditions. The server feeds them what it observes and acts on what they
-//! decide.
+//! clock of each mode, cooldowns, the rotation deadzone, the stop
+//! conditions and the resolution of Sequence steps into segments. The
+//! server feeds them what it observes and acts on what they decide.
 
 pub mod clock;
 pub mod cooldown;
 pub mod deadzone;
+pub mod sequence;
 pub mod stop;
 
 pub use clock::{Clock, ClockStep};
 pub use cooldown::Cooldowns;
 pub use deadzone::YawFollower;
+pub use sequence::{Segment, StepRng};
 pub use stop::{PlayerObservation, StopMonitor, StopReason};
