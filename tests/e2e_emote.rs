@@ -5,12 +5,8 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-use std::process::Command;
-
-use common::{BotRun, EntityMetadata, Server};
+use common::{display_updates, follows_sample, sampled, BotRun, Server};
 use serde_json::{json, Value};
-use valence::math::{Mat4, Quat, Vec3};
 
 /// The bundled guitar: a looping emote with block, item and text displays.
 const GUITAR: &str = "example:guitar";
@@ -20,88 +16,6 @@ fn guitar_json() -> Value {
     let text = std::fs::read_to_string(format!("{}/{GUITAR_FILE}", env!("CARGO_MANIFEST_DIR")))
         .expect("bundled guitar");
     serde_json::from_str(&text).expect("json")
-}
-
-/// `emoted sample` at ticks 0..=n: per node id, (visible, 4×4 matrix) per tick.
-fn sampled(file: &str, last_tick: u32) -> BTreeMap<String, Vec<(bool, Mat4)>> {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_emoted"));
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("sample")
-        .arg(file);
-    for t in 0..=last_tick {
-        cmd.arg("--tick").arg(t.to_string());
-    }
-    let out = cmd.output().expect("emoted sample runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut by_node: BTreeMap<String, Vec<(bool, Mat4)>> = BTreeMap::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let v: Value = serde_json::from_str(line).expect("json line");
-        for (id, node) in v["nodes"].as_object().expect("nodes") {
-            let m: Vec<f32> = node["matrix"]
-                .as_array()
-                .expect("matrix")
-                .iter()
-                .map(|x| x.as_f64().expect("f") as f32)
-                .collect();
-            let visible = node["visible"].as_bool().expect("visible");
-            by_node
-                .entry(id.clone())
-                .or_default()
-                .push((visible, Mat4::from_cols_slice(&m)));
-        }
-    }
-    by_node
-}
-
-/// The matrix a 1.20.1 client draws from a display's transformation: T · R_left · S · R_right.
-fn client_matrix(meta: &EntityMetadata) -> Option<(Mat4, Vec3)> {
-    let t = meta.vec3("translation")?;
-    let s = meta.vec3("scale")?;
-    let l = meta.quat("left_rotation")?;
-    let r = meta.quat("right_rotation")?;
-    let f = |a: [f64; 3]| Vec3::new(a[0] as f32, a[1] as f32, a[2] as f32);
-    let q = |a: [f64; 4]| Quat::from_xyzw(a[0] as f32, a[1] as f32, a[2] as f32, a[3] as f32);
-    let scale = f(s);
-    Some((
-        Mat4::from_translation(f(t))
-            * Mat4::from_quat(q(l))
-            * Mat4::from_scale(scale)
-            * Mat4::from_quat(q(r)),
-        scale,
-    ))
-}
-
-/// True when every transformation `updates` holds matches the sampled pose of
-/// `node` at some tick, in increasing tick order.
-fn follows_sample(updates: &[(Mat4, Vec3)], node: &[(bool, Mat4)]) -> bool {
-    let mut tick = 0;
-    for (matrix, scale) in updates {
-        let hidden = scale.abs_diff_eq(Vec3::ZERO, 1e-6);
-        let found = (tick..node.len()).find(|&k| {
-            let (visible, expected) = node[k];
-            if hidden {
-                !visible
-            } else {
-                visible && matrix.abs_diff_eq(expected, 1e-3)
-            }
-        });
-        match found {
-            Some(k) => tick = k,
-            None => return false,
-        }
-    }
-    true
-}
-
-fn display_updates(run: &BotRun, entity_id: i32) -> Vec<(Mat4, Vec3)> {
-    run.metadata_of(entity_id)
-        .into_iter()
-        .filter_map(client_matrix)
-        .collect()
 }
 
 #[test]

@@ -11,7 +11,9 @@ use serde_json::json;
 
 const GUITAR: &str = "example:guitar";
 
-fn assert_stopped_by(run: &BotRun, reason: &str) {
+/// Asserts the bot's own emote (its displays spawned at `spot`, x and z)
+/// stopped for `reason` and every one of those displays was destroyed.
+fn assert_stopped_by(run: &BotRun, reason: &str, spot: [f64; 2]) {
     run.assert_ok();
     let bar = run.action_bar();
     assert!(
@@ -19,7 +21,11 @@ fn assert_stopped_by(run: &BotRun, reason: &str) {
         "no `{reason}` stop in the action bar: {bar:?}\n{}",
         run.describe()
     );
-    let spawned = run.spawned_of("block_display");
+    let spawned: Vec<_> = run
+        .spawned_of("block_display")
+        .into_iter()
+        .filter(|s| (s.x - spot[0]).abs() < 0.7 && (s.z - spot[1]).abs() < 0.7)
+        .collect();
     assert!(
         !spawned.is_empty(),
         "the emote never started: {}",
@@ -106,10 +112,10 @@ fn each_condition_stops_the_emote_that_asks_for_it() {
         .disconnect()
         .run();
 
-    assert_stopped_by(&hitter, "you attacked");
-    assert_stopped_by(&victim.wait(), "you took damage");
-    assert_stopped_by(&walker.wait(), "you moved");
-    assert_stopped_by(&swimmer.wait(), "you went under water");
+    assert_stopped_by(&hitter, "you attacked", [2.5, -6.5]);
+    assert_stopped_by(&victim.wait(), "you took damage", [4.5, -6.5]);
+    assert_stopped_by(&walker.wait(), "you moved", [-2.5, -6.5]);
+    assert_stopped_by(&swimmer.wait(), "you went under water", [11.5, 0.5]);
     let moder = moder.wait();
     assert!(
         moder
@@ -119,6 +125,6 @@ fn each_condition_stops_the_emote_that_asks_for_it() {
         "no game mode change arrived: {}",
         moder.describe()
     );
-    assert_stopped_by(&moder, "your game mode changed");
+    assert_stopped_by(&moder, "your game mode changed", [-2.5, 6.5]);
     server.assert_log_clean();
 }

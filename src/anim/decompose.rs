@@ -41,6 +41,18 @@ impl DisplayTransform {
             * Mat4::from_quat(self.right_rotation)
     }
 
+    /// What a 1.20.1 client draws a fraction `t` of the way from `self` to
+    /// `to` while it interpolates a transformation: translation and scale
+    /// lerped, each rotation slerped on its own (shortest arc).
+    pub fn interpolate(&self, to: &Self, t: f32) -> Self {
+        Self {
+            translation: self.translation.lerp(to.translation, t),
+            left_rotation: super::track::slerp(self.left_rotation, to.left_rotation, t),
+            scale: self.scale.lerp(to.scale, t),
+            right_rotation: super::track::slerp(self.right_rotation, to.right_rotation, t),
+        }
+    }
+
     /// Splits an affine matrix.
     pub fn from_matrix(m: &Mat4) -> Self {
         let translation = m.w_axis.truncate();

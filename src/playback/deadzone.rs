@@ -39,6 +39,12 @@ impl YawFollower {
         }
     }
 
+    /// Changes the deadzone (a Sequence's next step brings its own); a turn
+    /// in progress finishes.
+    pub fn set_deadzone(&mut self, deadzone_degrees: f32) {
+        self.deadzone_degrees = deadzone_degrees;
+    }
+
     /// The root's yaw now.
     pub fn yaw_degrees(&self) -> f32 {
         self.current_degrees

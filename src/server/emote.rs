@@ -13,6 +13,7 @@
 //! yaw through the rotation deadzone. Minecraft yaw 0 faces +Z, and emote
 //! space faces +Z too, so the root rotation is `R_y(−yaw)`.
 
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -34,12 +35,17 @@ use valence::nbt::{Compound, Value};
 use valence::prelude::*;
 
 use crate::anim::{DisplayTransform, Pose};
+use crate::format::animation::AnimationFile;
 use crate::format::event::{CommandEvent, EventSource, OriginAnchor};
 use crate::format::node::{ItemContent, NodeKind};
+use crate::format::settings::PlaybackMode;
 use crate::format::snbt::as_number;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::{CompiledAnimation, MolangState};
-use crate::playback::{Clock, Cooldowns, PlayerObservation, StopMonitor, StopReason, YawFollower};
+use crate::playback::sequence::{self, Segment, StepRng};
+use crate::playback::{
+    Clock, ClockStep, Cooldowns, PlayerObservation, StopMonitor, StopReason, YawFollower,
+};
 use crate::server::combat::{PlayerDamagedEvent, PlayerDiedEvent};
 use crate::server::dispatch::{CommandSource, EmoteCommandEvent};
 use crate::server::EmoteLibrary;
@@ -158,19 +164,185 @@ pub struct EmoteDisplay {
     pub owner: Entity,
 }
 
-/// The emote a player is playing.
-#[derive(Component)]
-pub struct ActiveEmote {
-    /// The emote id.
-    pub emote: EmoteId,
+/// An Animation a playback may play, looked up once when it starts.
+#[derive(Clone)]
+struct PlayableAnimation {
+    file: Arc<EmoteFile>,
+    compiled: Arc<CompiledAnimation>,
+}
+
+/// The Animation segment of a playback that plays (or last played).
+struct Playing {
+    id: EmoteId,
     file: Arc<EmoteFile>,
     compiled: Arc<CompiledAnimation>,
     clock: Clock,
     molang: MolangState,
     pose: Pose,
-    /// Display entity per rig node (None for anchors).
+    /// The union node index of each rig node.
+    rig_to_union: Vec<usize>,
+    /// A `loop` Animation inside a Sequence: its `loop` events run when its
+    /// one cycle ends.
+    loops_in_sequence: bool,
+    /// Its `stop` events already ran (they run once).
+    stop_fired: bool,
+}
+
+impl Playing {
+    fn new(
+        id: EmoteId,
+        playable: &PlayableAnimation,
+        union_ids: &[String],
+        in_sequence: bool,
+        seed: u64,
+    ) -> Option<Self> {
+        let EmoteFile::Animation(animation) = &*playable.file else {
+            return None;
+        };
+        let compiled = Arc::clone(&playable.compiled);
+        let playback = &animation.settings.playback;
+        // Inside a Sequence every Animation plays one cycle per segment.
+        let mode = if in_sequence {
+            PlaybackMode::Once
+        } else {
+            playback.mode
+        };
+        let rig_to_union = compiled
+            .rig
+            .nodes
+            .iter()
+            .map(|n| {
+                union_ids
+                    .iter()
+                    .position(|u| *u == n.id)
+                    .unwrap_or(usize::MAX)
+            })
+            .collect();
+        Some(Self {
+            id,
+            file: Arc::clone(&playable.file),
+            clock: Clock::new(
+                mode,
+                animation.timeline.duration_ticks,
+                playback.loop_delay_ticks,
+            ),
+            molang: compiled.new_molang_state(seed),
+            pose: Pose::new(&compiled.rig),
+            rig_to_union,
+            loops_in_sequence: in_sequence && playback.mode == PlaybackMode::Loop,
+            stop_fired: false,
+            compiled,
+        })
+    }
+
+    fn animation(&self) -> Option<&AnimationFile> {
+        match &*self.file {
+            EmoteFile::Animation(a) => Some(a),
+            EmoteFile::Sequence(_) => None,
+        }
+    }
+
+    /// One timeline tick: the pose, as root-frame matrices per union node
+    /// (`None`: hidden), written into `frame`.
+    fn step(
+        &mut self,
+        wall: u64,
+        frame: &mut [Option<Mat4>],
+    ) -> Result<ClockStep, crate::anim::SampleError> {
+        let step = self.clock.step(wall);
+        if step.cycle_started {
+            self.compiled
+                .begin_cycle(&mut self.molang, step.loop_count)?;
+        }
+        self.compiled.step(
+            &mut self.molang,
+            step.position_ticks,
+            step.advancing,
+            &mut self.pose,
+        )?;
+        frame.fill(None);
+        for ((rig_node, pose), union) in self
+            .compiled
+            .rig
+            .nodes
+            .iter()
+            .zip(&self.pose.nodes)
+            .zip(&self.rig_to_union)
+        {
+            if let Some(slot) = frame.get_mut(*union) {
+                *slot = (rig_node.is_display && pose.visible).then(|| Mat4::from(pose.matrix));
+            }
+        }
+        Ok(step)
+    }
+
+    /// The pose of this Animation's first tick, computed on a copy of its
+    /// Molang state seeded alike (so the real first tick matches it).
+    fn preview_first_frame(&self, seed: u64, union_len: usize) -> Vec<Option<Mat4>> {
+        let mut copy = Playing {
+            id: self.id.clone(),
+            file: Arc::clone(&self.file),
+            compiled: Arc::clone(&self.compiled),
+            clock: self.clock.clone(),
+            molang: self.compiled.new_molang_state(seed),
+            pose: Pose::new(&self.compiled.rig),
+            rig_to_union: self.rig_to_union.clone(),
+            loops_in_sequence: false,
+            stop_fired: false,
+        };
+        let mut frame = vec![None; union_len];
+        if copy.step(wall_tick(), &mut frame).is_err() {
+            frame.fill(None);
+        }
+        frame
+    }
+}
+
+/// What a playback is doing this tick.
+enum Phase {
+    /// Moving the shared nodes from the previous pose to the first pose of
+    /// the segment about to play, over `total_ticks`.
+    Transition {
+        from: Vec<Option<DisplayTransform>>,
+        to: Vec<Option<DisplayTransform>>,
+        done_ticks: u32,
+        total_ticks: u32,
+    },
+    /// Playing the current Animation's timeline.
+    Timeline,
+    /// Holding the last pose (a `wait` step or a loop delay).
+    Hold {
+        /// Ticks still to hold.
+        left_ticks: u32,
+    },
+}
+
+/// The emote a player is playing: one Animation, or a Sequence of them.
+///
+/// Every node any of its Animations has (the union, by node id) gets its
+/// display entity once, when the playback starts; nodes the playing
+/// Animation lacks are hidden.
+#[derive(Component)]
+pub struct ActiveEmote {
+    /// The emote id (an Animation or a Sequence).
+    pub emote: EmoteId,
+    file: Arc<EmoteFile>,
+    /// Every Animation it may play, by id.
+    animations: BTreeMap<EmoteId, PlayableAnimation>,
+    /// Union node ids, in the order first seen.
+    union_ids: Vec<String>,
+    /// Display entity per union node (None for anchors).
     displays: Vec<Option<Entity>>,
+    /// What each union node shows now, in the root's frame (None: hidden).
+    frame: Vec<Option<Mat4>>,
     last_sent: Vec<Option<DisplayTransform>>,
+    current: Playing,
+    phase: Phase,
+    /// Segments still to play (Sequences).
+    queue: VecDeque<Segment>,
+    /// Seed of this playback; each segment derives its own.
+    seed: u64,
+    segments_started: u64,
     yaw: YawFollower,
     /// Where the root was placed (the player's feet when it started).
     root: DVec3,
@@ -190,6 +362,74 @@ impl ActiveEmote {
     /// The validated file this playback started from.
     pub fn file(&self) -> &EmoteFile {
         &self.file
+    }
+
+    /// Every Animation file the playback may play (for a Sequence, those it
+    /// references), by id.
+    pub fn animation_files(&self) -> impl Iterator<Item = (&EmoteId, &EmoteFile)> + '_ {
+        self.animations.iter().map(|(id, a)| (id, &*a.file))
+    }
+
+    /// The id of the Animation playing now (for a Sequence, its current step's).
+    pub fn current_animation(&self) -> &EmoteId {
+        &self.current.id
+    }
+
+    fn segment_seed(&mut self) -> u64 {
+        self.segments_started += 1;
+        self.seed
+            .wrapping_add(self.segments_started.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+
+    /// Starts the next segment; `false` when there is none left.
+    fn start_next_segment(&mut self) -> bool {
+        loop {
+            let Some(segment) = self.queue.pop_front() else {
+                return false;
+            };
+            match segment {
+                Segment::Hold { ticks, .. } => {
+                    self.phase = Phase::Hold { left_ticks: ticks };
+                    return true;
+                }
+                Segment::Play {
+                    animation,
+                    transition_ticks,
+                    ..
+                } => {
+                    let Some(playable) = self.animations.get(&animation).cloned() else {
+                        continue; // cannot happen: every reference was looked up at start
+                    };
+                    let seed = self.segment_seed();
+                    let Some(next) =
+                        Playing::new(animation, &playable, &self.union_ids, true, seed)
+                    else {
+                        continue;
+                    };
+                    if let Some(a) = next.animation() {
+                        self.yaw.set_deadzone(a.settings.rotation_deadzone_degrees);
+                    }
+                    self.phase = if transition_ticks > 0 {
+                        let to = next.preview_first_frame(seed, self.union_ids.len());
+                        let split = |f: &[Option<Mat4>]| -> Vec<Option<DisplayTransform>> {
+                            f.iter()
+                                .map(|m| m.map(|m| DisplayTransform::from_matrix(&m)))
+                                .collect()
+                        };
+                        Phase::Transition {
+                            from: split(&self.frame),
+                            to: split(&to),
+                            done_ticks: 0,
+                            total_ticks: transition_ticks,
+                        }
+                    } else {
+                        Phase::Timeline
+                    };
+                    self.current = next;
+                    return true;
+                }
+            }
+        }
     }
 }
 
@@ -214,9 +454,9 @@ pub enum PlayRefusal {
     /// Only usable inside Sequences.
     #[error("`{0}` is not a standalone emote; it only plays inside Sequences.")]
     NotStandalone(String),
-    /// Sequences are not played yet.
-    #[error("`{0}` is a Sequence; Sequences cannot be played yet.")]
-    Sequence(String),
+    /// Two-player Sequences are not played yet.
+    #[error("`{0}` is a two-player Sequence; those cannot be played yet.")]
+    TwoPlayer(String),
     /// Still cooling down.
     #[error("`{id}` is on cooldown for {seconds:.1} more seconds.")]
     Cooldown {
@@ -280,21 +520,20 @@ fn start_requested_emotes(
             position.0,
             look.yaw,
         );
-        let mut playback = match result {
+        let prepared = match result {
             Ok(p) => p,
             Err(refusal) => {
                 client.send_chat_message(refusal.to_string().color(Color::RED));
                 continue;
             }
         };
+        let mut playback = prepared.playback;
         // The cap is checked before anything is spawned; a replaced emote's
         // displays are about to go.
-        let needed = playback
-            .compiled
-            .rig
-            .nodes
+        let needed = prepared
+            .kinds
             .iter()
-            .filter(|n| n.is_display)
+            .filter(|k| !matches!(k, NodeKind::Anchor))
             .count();
         let freed = active.as_ref().map_or(0, |a| a.display_entities().count());
         if in_use.saturating_sub(freed) + needed > max_displays {
@@ -307,7 +546,7 @@ fn start_requested_emotes(
         }
         in_use = in_use.saturating_sub(freed) + needed;
         if let Some(mut old) = active {
-            queue_group(&old, EventGroup::Stop, request.client, &mut commands_out);
+            fire_stop(&mut old, request.client, &mut commands_out);
             ended.send(EmoteEndedEvent {
                 client: request.client,
                 emote: old.emote.clone(),
@@ -318,35 +557,36 @@ fn start_requested_emotes(
                 layer.0 = original;
             }
         }
-        let file = Arc::clone(&playback.file);
-        let EmoteFile::Animation(animation) = &*file else {
-            continue;
-        };
         let root = position.0;
         let visible_layer = layer.0;
-        let mut displays = Vec::with_capacity(playback.compiled.rig.nodes.len());
-        for rig_node in &playback.compiled.rig.nodes {
-            let node = animation.node(&rig_node.id);
-            let entity = node.and_then(|n| {
-                spawn_display(&mut commands, &n.kind, visible_layer, root, request.client)
-            });
-            displays.push(entity);
-        }
-        playback.displays = displays;
-        playback.last_sent = vec![None; playback.displays.len()];
-        if let (true, Some(hidden)) = (animation.settings.player.hidden, &hidden_layer) {
+        playback.displays = prepared
+            .kinds
+            .iter()
+            .map(|kind| spawn_display(&mut commands, kind, visible_layer, root, request.client))
+            .collect();
+        if let (true, Some(hidden)) = (prepared.hidden, &hidden_layer) {
             playback.restore_layer = Some(visible_layer);
             layer.0 = hidden.0;
         }
-        let cooldown = animation.settings.cooldown_ticks;
-        cooldowns
-            .0
-            .start(uuid.0, request.emote.clone(), now_tick(&server), cooldown);
-        client.send_action_bar_message(
-            format!("Playing {}", animation.metadata.name).color(Color::GOLD),
+        cooldowns.0.start(
+            uuid.0,
+            request.emote.clone(),
+            now_tick(&server),
+            prepared.cooldown_ticks,
         );
+        client.send_action_bar_message(format!("Playing {}", prepared.name).color(Color::GOLD));
         commands.entity(request.client).insert(playback);
     }
+}
+
+/// A playback ready to start, and what starting it needs.
+struct Prepared {
+    playback: ActiveEmote,
+    /// The node of each union node, from the first Animation that has it.
+    kinds: Vec<NodeKind>,
+    hidden: bool,
+    cooldown_ticks: u32,
+    name: String,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -358,20 +598,60 @@ fn prepare_playback(
     now: u64,
     position: DVec3,
     yaw_degrees: f32,
-) -> Result<ActiveEmote, PlayRefusal> {
+) -> Result<Prepared, PlayRefusal> {
     let id = request.emote.as_str().to_owned();
     let loaded = library
         .0
         .get(&id)
         .ok_or_else(|| PlayRefusal::Unknown(id.clone()))?;
-    let (EmoteFile::Animation(animation), Some(compiled)) = (&*loaded.file, &loaded.compiled)
-    else {
-        return Err(PlayRefusal::Sequence(id));
+    let seed = uuid.as_u128() as u64 ^ now;
+    let lookup = |reference: &EmoteId| -> Option<PlayableAnimation> {
+        let loaded = library.0.get(reference.as_str())?;
+        Some(PlayableAnimation {
+            file: Arc::clone(&loaded.file),
+            compiled: Arc::clone(loaded.compiled.as_ref()?),
+        })
+    };
+    // What plays: the Animation itself, or the Sequence's resolved segments.
+    let (player_settings, cooldown_ticks, name, mut segments) = match &*loaded.file {
+        EmoteFile::Animation(animation) => {
+            if !request.bypass && !animation.settings.standalone {
+                return Err(PlayRefusal::NotStandalone(id));
+            }
+            let first = Segment::Play {
+                step: 0,
+                repetition: 0,
+                animation: request.emote.clone(),
+                transition_ticks: 0,
+            };
+            (
+                animation.settings.player,
+                animation.settings.cooldown_ticks,
+                animation.metadata.name.clone(),
+                VecDeque::from([first]),
+            )
+        }
+        EmoteFile::Sequence(sequence) => {
+            if sequence.is_two_player() {
+                return Err(PlayRefusal::TwoPlayer(id));
+            }
+            let loop_delay = |reference: &EmoteId| match lookup(reference)?.file.as_ref() {
+                EmoteFile::Animation(a) if a.settings.playback.mode == PlaybackMode::Loop => {
+                    Some(a.settings.playback.loop_delay_ticks)
+                }
+                _ => None,
+            };
+            let mut rng = StepRng::new(seed);
+            let segments = sequence::resolve(&sequence.steps, &loop_delay, &mut rng, false);
+            (
+                sequence.settings.player,
+                sequence.settings.cooldown_ticks,
+                sequence.metadata.name.clone(),
+                VecDeque::from(segments),
+            )
+        }
     };
     if !request.bypass {
-        if !animation.settings.standalone {
-            return Err(PlayRefusal::NotStandalone(id));
-        }
         let left = cooldowns.0.remaining_ticks(&uuid, &request.emote, now);
         if left > 0 {
             return Err(PlayRefusal::Cooldown {
@@ -380,29 +660,83 @@ fn prepare_playback(
             });
         }
     }
-    let settings = &animation.settings;
-    let seed = uuid.as_u128() as u64 ^ now;
-    Ok(ActiveEmote {
-        emote: request.emote.clone(),
-        file: Arc::clone(&loaded.file),
-        compiled: Arc::clone(compiled),
-        clock: Clock::new(
-            settings.playback.mode,
-            animation.timeline.duration_ticks,
-            settings.playback.loop_delay_ticks,
-        ),
-        molang: compiled.new_molang_state(seed),
-        pose: Pose::new(&compiled.rig),
-        displays: Vec::new(),
-        last_sent: Vec::new(),
-        yaw: YawFollower::new(settings.rotation_deadzone_degrees, yaw_degrees),
-        root: position,
-        restore_layer: None,
-        stop: StopMonitor::new(settings.player.stop_conditions, [position.x, position.z]),
-        observed: PlayerObservation {
-            horizontal_position: [position.x, position.z],
-            ..Default::default()
+    // Look every Animation up now, and build the union of their nodes.
+    let mut animations = BTreeMap::new();
+    let mut union_ids: Vec<String> = Vec::new();
+    let mut kinds: Vec<NodeKind> = Vec::new();
+    for segment in &segments {
+        let Segment::Play { animation, .. } = segment else {
+            continue;
+        };
+        if animations.contains_key(animation) {
+            continue;
+        }
+        let playable =
+            lookup(animation).ok_or_else(|| PlayRefusal::Unknown(animation.to_string()))?;
+        if let EmoteFile::Animation(file) = &*playable.file {
+            for rig_node in &playable.compiled.rig.nodes {
+                if union_ids.contains(&rig_node.id) {
+                    continue;
+                }
+                if let Some(node) = file.node(&rig_node.id) {
+                    union_ids.push(rig_node.id.clone());
+                    kinds.push(node.kind.clone());
+                }
+            }
+        }
+        animations.insert(animation.clone(), playable);
+    }
+    // The first segment is an Animation (validation puts no wait first; a
+    // step of only `continue`/`break` picks may leave nothing).
+    while matches!(segments.front(), Some(Segment::Hold { .. })) {
+        segments.pop_front();
+    }
+    let Some(Segment::Play {
+        animation: first_id,
+        ..
+    }) = segments.pop_front()
+    else {
+        return Err(PlayRefusal::Failed(
+            id,
+            "every step picked `emote:continue` or `emote:break`; nothing to play this time".into(),
+        ));
+    };
+    let in_sequence = matches!(&*loaded.file, EmoteFile::Sequence(_));
+    let first = animations
+        .get(&first_id)
+        .and_then(|p| Playing::new(first_id.clone(), p, &union_ids, in_sequence, seed))
+        .ok_or_else(|| PlayRefusal::Unknown(first_id.to_string()))?;
+    let deadzone = first
+        .animation()
+        .map_or(180.0, |a| a.settings.rotation_deadzone_degrees);
+    let union_len = union_ids.len();
+    Ok(Prepared {
+        playback: ActiveEmote {
+            emote: request.emote.clone(),
+            file: Arc::clone(&loaded.file),
+            animations,
+            union_ids,
+            displays: Vec::new(),
+            frame: vec![None; union_len],
+            last_sent: vec![None; union_len],
+            current: first,
+            phase: Phase::Timeline,
+            queue: segments,
+            seed,
+            segments_started: 0,
+            yaw: YawFollower::new(deadzone, yaw_degrees),
+            root: position,
+            restore_layer: None,
+            stop: StopMonitor::new(player_settings.stop_conditions, [position.x, position.z]),
+            observed: PlayerObservation {
+                horizontal_position: [position.x, position.z],
+                ..Default::default()
+            },
         },
+        kinds,
+        hidden: player_settings.hidden,
+        cooldown_ticks,
+        name,
     })
 }
 
@@ -599,12 +933,7 @@ fn stop_requested_emotes(
             }
             continue;
         };
-        queue_group(
-            &playback,
-            EventGroup::Stop,
-            request.client,
-            &mut commands_out,
-        );
+        fire_stop(&mut playback, request.client, &mut commands_out);
         despawn_displays(&mut commands, &mut playback);
         if let Some(original) = playback.restore_layer.take() {
             layer.0 = original;
@@ -687,7 +1016,7 @@ fn observe_players(
         if let Ok((mut playback, _, _)) = players.get_mut(entity) {
             // The component is "changed" on the tick the playback's player joined too;
             // only count changes after the playback began.
-            if playback.clock.elapsed_ticks() > 0 {
+            if playback.segments_started > 0 || playback.current.clock.elapsed_ticks() > 0 {
                 playback.observed.game_mode_changed = true;
             }
         }
@@ -742,49 +1071,12 @@ fn advance_emotes(
             ..Default::default()
         };
         if end.is_none() {
-            let step = playback.clock.step(wall);
-            let compiled = Arc::clone(&playback.compiled);
-            let mut result = Ok(());
-            if step.cycle_started {
-                result = compiled.begin_cycle(&mut playback.molang, step.loop_count);
-            }
-            if result.is_ok() {
-                result = compiled.step(
-                    &mut playback.molang,
-                    step.position_ticks,
-                    step.advancing,
-                    &mut playback.pose,
-                );
-            }
-            match result {
-                Err(e) => end = Some(EndReason::Failed(e.to_string())),
-                Ok(()) => {
-                    let yaw = playback.yaw.step(look.yaw);
-                    let root = Mat4::from_quat(Quat::from_rotation_y(-yaw.to_radians()));
-                    send_pose(playback, root, &mut displays);
-                    if playback.clock.elapsed_ticks() == 1 {
-                        queue_group(playback, EventGroup::Start, player, &mut commands_out);
-                    }
-                    if let (Some(range), EmoteFile::Animation(animation)) =
-                        (&step.timeline_events, &*playback.file)
-                    {
-                        let due = animation
-                            .timeline
-                            .events
-                            .timeline
-                            .iter()
-                            .filter(|e| range.contains(&e.time_ticks))
-                            .map(|e| &e.event);
-                        queue_events(playback, due, player, &mut commands_out);
-                    }
-                    if step.loop_completed {
-                        queue_group(playback, EventGroup::Loop, player, &mut commands_out);
-                    }
-                    if step.finished {
-                        end = Some(EndReason::Finished);
-                    }
-                }
-            }
+            end = advance_one(playback, wall, player, &mut commands_out);
+        }
+        if end.is_none() || end == Some(EndReason::Finished) {
+            let yaw = playback.yaw.step(look.yaw);
+            let root = Mat4::from_quat(Quat::from_rotation_y(-yaw.to_radians()));
+            send_pose(playback, root, &mut displays);
         }
         if let Some(reason) = end {
             match &reason {
@@ -796,7 +1088,7 @@ fn advance_emotes(
                 }
                 _ => {}
             }
-            queue_group(playback, EventGroup::Stop, player, &mut commands_out);
+            fire_stop(playback, player, &mut commands_out);
             despawn_displays(&mut commands, playback);
             if let Some(original) = playback.restore_layer.take() {
                 layer.0 = original;
@@ -811,6 +1103,88 @@ fn advance_emotes(
     }
 }
 
+/// One tick of a playback's phase machine: updates `playback.frame` and
+/// queues the events due; returns why the playback ends, if it does.
+fn advance_one(
+    playback: &mut ActiveEmote,
+    wall: u64,
+    player: Entity,
+    out: &mut EventWriter<EmoteCommandEvent>,
+) -> Option<EndReason> {
+    match &mut playback.phase {
+        Phase::Hold { left_ticks } => {
+            *left_ticks = left_ticks.saturating_sub(1);
+            if *left_ticks == 0 && !playback.start_next_segment() {
+                return Some(EndReason::Finished);
+            }
+            None
+        }
+        Phase::Transition {
+            from,
+            to,
+            done_ticks,
+            total_ticks,
+        } => {
+            *done_ticks += 1;
+            let t = *done_ticks as f32 / (*total_ticks).max(1) as f32;
+            for ((slot, from), to) in playback.frame.iter_mut().zip(from.iter()).zip(to.iter()) {
+                // Only nodes shown on both sides move; visibility changes
+                // when the transition ends.
+                if let (Some(a), Some(b)) = (from, to) {
+                    *slot = Some(a.interpolate(b, t).to_matrix());
+                }
+            }
+            if *done_ticks >= *total_ticks {
+                playback.phase = Phase::Timeline;
+            }
+            None
+        }
+        Phase::Timeline => {
+            let step = match playback.current.step(wall, &mut playback.frame) {
+                Ok(step) => step,
+                Err(e) => return Some(EndReason::Failed(e.to_string())),
+            };
+            if playback.current.clock.elapsed_ticks() == 1 {
+                queue_group(playback, EventGroup::Start, player, out);
+            }
+            if let (Some(range), Some(animation)) =
+                (&step.timeline_events, playback.current.animation())
+            {
+                let due: Vec<&CommandEvent> = animation
+                    .timeline
+                    .events
+                    .timeline
+                    .iter()
+                    .filter(|e| range.contains(&e.time_ticks))
+                    .map(|e| &e.event)
+                    .collect();
+                queue_events(playback, due.into_iter(), player, out);
+            }
+            let cycle_done =
+                step.loop_completed || (step.finished && playback.current.loops_in_sequence);
+            if cycle_done {
+                queue_group(playback, EventGroup::Loop, player, out);
+            }
+            if step.finished {
+                // The outgoing segment's `stop` runs before the next one's `start`.
+                fire_stop(playback, player, out);
+                if !playback.start_next_segment() {
+                    return Some(EndReason::Finished);
+                }
+            }
+            None
+        }
+    }
+}
+
+/// Runs the `stop` events of the Animation playing now, once.
+fn fire_stop(playback: &mut ActiveEmote, player: Entity, out: &mut EventWriter<EmoteCommandEvent>) {
+    if !playback.current.stop_fired {
+        queue_group(playback, EventGroup::Stop, player, out);
+        playback.current.stop_fired = true;
+    }
+}
+
 /// Which event group to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum EventGroup {
@@ -819,7 +1193,8 @@ enum EventGroup {
     Stop,
 }
 
-/// Queues the commands of `events` for the dispatcher, resolving sources and origins.
+/// Queues the commands of `events` for the dispatcher, resolving sources and
+/// origins against the Animation playing now.
 fn queue_events<'a>(
     playback: &ActiveEmote,
     events: impl Iterator<Item = &'a CommandEvent>,
@@ -827,16 +1202,20 @@ fn queue_events<'a>(
     out: &mut EventWriter<EmoteCommandEvent>,
 ) {
     let rotation = Quat::from_rotation_y(-playback.yaw.yaw_degrees().to_radians());
+    let current = &playback.current;
+    let union_of = |id: &str| {
+        current
+            .compiled
+            .rig
+            .node_index(id)
+            .and_then(|i| current.rig_to_union.get(i).copied())
+    };
     for event in events {
         let source = match &event.source {
             EventSource::Player => CommandSource::Player(player),
             EventSource::Server => CommandSource::Server,
             EventSource::Node(id) => {
-                let entity = playback
-                    .compiled
-                    .rig
-                    .node_index(id)
-                    .and_then(|i| playback.displays.get(i).copied().flatten());
+                let entity = union_of(id).and_then(|u| playback.displays.get(u).copied().flatten());
                 match entity {
                     Some(entity) => CommandSource::Node {
                         id: id.clone(),
@@ -848,11 +1227,11 @@ fn queue_events<'a>(
         };
         let base = match &event.origin.anchor {
             OriginAnchor::Root => Vec3::ZERO,
-            OriginAnchor::Node(id) => playback
+            OriginAnchor::Node(id) => current
                 .compiled
                 .rig
                 .node_index(id)
-                .and_then(|i| playback.pose.nodes.get(i))
+                .and_then(|i| current.pose.nodes.get(i))
                 .map_or(Vec3::ZERO, |p| Vec3::from(p.matrix.translation)),
         };
         let origin = playback.root + (rotation * (base + event.origin.offset)).as_dvec3();
@@ -873,7 +1252,7 @@ fn queue_group(
     player: Entity,
     out: &mut EventWriter<EmoteCommandEvent>,
 ) {
-    let EmoteFile::Animation(animation) = &*playback.file else {
+    let Some(animation) = playback.current.animation() else {
         return;
     };
     let events = &animation.timeline.events;
@@ -901,11 +1280,14 @@ fn send_pose(
 ) {
     for (i, entity) in playback.displays.iter().enumerate() {
         let Some(entity) = entity else { continue };
-        let node = &playback.pose.nodes[i];
-        let mut transform = DisplayTransform::from_matrix(&(root * Mat4::from(node.matrix)));
-        if !node.visible {
-            transform.scale = Vec3::ZERO;
-        }
+        let transform = match playback.frame.get(i).copied().flatten() {
+            Some(matrix) => DisplayTransform::from_matrix(&(root * matrix)),
+            // Hidden: drawn at scale 0 where it last was.
+            None => DisplayTransform {
+                scale: Vec3::ZERO,
+                ..playback.last_sent[i].unwrap_or(DisplayTransform::IDENTITY)
+            },
+        };
         if playback.last_sent[i] == Some(transform) {
             continue;
         }
@@ -932,7 +1314,7 @@ fn end_emotes_of_leaving_players(
 ) {
     for entity in left.iter() {
         if let Ok(mut playback) = players.get_mut(entity) {
-            queue_group(&playback, EventGroup::Stop, entity, &mut commands_out);
+            fire_stop(&mut playback, entity, &mut commands_out);
             despawn_displays(&mut commands, &mut playback);
             ended.send(EmoteEndedEvent {
                 client: entity,

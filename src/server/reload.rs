@@ -222,10 +222,18 @@ fn reload_on_request(
     }
     let mut stopped = 0usize;
     for (player, playback) in &playbacks {
-        let removed = match report.library.get(playback.emote.as_str()) {
-            None => true,
-            Some(new) if *new.file != *playback.file() => false,
-            Some(_) => continue,
+        // The emote itself, and for a Sequence every Animation it plays.
+        let own = std::iter::once((&playback.emote, playback.file()));
+        let mut verdict = None;
+        for (id, file) in own.chain(playback.animation_files()) {
+            match report.library.get(id.as_str()) {
+                None => verdict = Some(true),
+                Some(new) if *new.file != *file => verdict = verdict.or(Some(false)),
+                Some(_) => {}
+            }
+        }
+        let Some(removed) = verdict else {
+            continue;
         };
         stopped += 1;
         stop.send(StopEmoteRequest {
