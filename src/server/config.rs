@@ -1,11 +1,17 @@
 //! `config/emoted.toml`: every option with its default (the bundled file
 //! lists them all, commented).
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use valence::prelude::*;
+
+use crate::server::permissions::{self, EmoteGroup, PlayerGroup};
+
+/// The highest `commands.rate_per_second` (and completion rate) accepted.
+pub const MAX_RATE_PER_SECOND: f64 = 1000.0;
 
 /// Why a configuration file was refused.
 #[derive(Debug, thiserror::Error)]
@@ -90,12 +96,68 @@ impl Default for EmotesSection {
     }
 }
 
-/// `[permissions]`.
-#[derive(Clone, Debug, Default, Deserialize)]
+/// `[permissions]`: who may do what (see [`crate::server::permissions`]
+/// for how the rules combine).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PermissionsSection {
-    /// Player names made operators (level 3) when they join.
+    /// Player names made operators (level 3) when they join, or at once
+    /// when a reload adds them; a reload that removes a name takes the
+    /// level back. Operators hold every node. Default: none.
     pub operators: Vec<String>,
+    /// Nodes every player holds. Default: `["emote.default"]`.
+    pub default_nodes: Vec<String>,
+    /// `[permissions.groups.<name>]`: nodes granted to players by name
+    /// (`-node` denies one). Default: none.
+    pub groups: BTreeMap<String, PlayerGroup>,
+    /// `[[permissions.emote_groups]]`, in order: emotes matched by id
+    /// pattern, with an optional required node and cooldown multiplier.
+    /// Default: none.
+    pub emote_groups: Vec<EmoteGroup>,
+}
+
+impl Default for PermissionsSection {
+    fn default() -> Self {
+        Self {
+            operators: Vec::new(),
+            default_nodes: vec![permissions::EMOTE_DEFAULT.to_owned()],
+            groups: BTreeMap::new(),
+            emote_groups: Vec::new(),
+        }
+    }
+}
+
+/// `[commands]`: how fast one player may run commands. Each player has two
+/// token buckets (governor's GCRA): one for commands, one for tab
+/// completion requests. A command over the limit is refused with a
+/// "Slow down" message; a completion request over the limit gets no answer.
+/// Operators are limited too: their clients can misbehave (macros, a stolen
+/// account) like anyone's, and the defaults leave plenty of room for a human.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CommandsSection {
+    /// Commands a player may run per second, on average; `0` turns command
+    /// rate limiting off. Default: 5.
+    pub rate_per_second: f64,
+    /// Commands a player may run at once before the rate applies. Default: 15.
+    pub burst: u32,
+    /// Tab-completion requests per second (the client sends one per key
+    /// typed in a command argument); `0` turns their limiting off.
+    /// Default: 20.
+    pub completions_per_second: f64,
+    /// Tab-completion requests at once. Default: 40.
+    pub completion_burst: u32,
+}
+
+impl Default for CommandsSection {
+    fn default() -> Self {
+        Self {
+            rate_per_second: 5.0,
+            burst: 15,
+            completions_per_second: 20.0,
+            completion_burst: 40,
+        }
+    }
 }
 
 /// The whole configuration.
@@ -108,6 +170,8 @@ pub struct Config {
     pub emotes: EmotesSection,
     /// `[permissions]`.
     pub permissions: PermissionsSection,
+    /// `[commands]`.
+    pub commands: CommandsSection,
 }
 
 impl Config {
@@ -135,6 +199,31 @@ impl Config {
         }
         if config.server.max_players == 0 {
             return Err(invalid("server.max_players must be at least 1".to_owned()));
+        }
+        permissions::validate_rules(&config.permissions).map_err(|e| invalid(e.to_string()))?;
+        let limits = [
+            (
+                "commands.rate_per_second",
+                config.commands.rate_per_second,
+                "commands.burst",
+                config.commands.burst,
+            ),
+            (
+                "commands.completions_per_second",
+                config.commands.completions_per_second,
+                "commands.completion_burst",
+                config.commands.completion_burst,
+            ),
+        ];
+        for (rate_option, rate, burst_option, burst) in limits {
+            if !(0.0..=MAX_RATE_PER_SECOND).contains(&rate) {
+                return Err(invalid(format!(
+                    "{rate_option} must be from 0 (no limit) to {MAX_RATE_PER_SECOND}, found {rate}"
+                )));
+            }
+            if burst == 0 {
+                return Err(invalid(format!("{burst_option} must be at least 1")));
+            }
         }
         Ok(config)
     }
@@ -170,10 +259,41 @@ mod tests {
             bundled.emotes.max_active_display_entities,
             defaults.emotes.max_active_display_entities
         );
+        assert_eq!(bundled.permissions, defaults.permissions);
+        assert_eq!(bundled.commands, defaults.commands);
+    }
+
+    #[test]
+    fn permission_and_rate_options_are_read() {
+        let p = Path::new("emoted.toml");
+        let config = Config::parse(
+            r#"
+            [permissions]
+            operators = ["Admin"]
+            default_nodes = []
+            [permissions.groups.vip]
+            players = ["Alex"]
+            nodes = ["emote.play.vip"]
+            [[permissions.emote_groups]]
+            emotes = ["example:*"]
+            node = "emote.play.vip"
+            cooldown_multiplier = 0.5
+            [commands]
+            rate_per_second = 2.5
+            burst = 4
+            "#,
+            p,
+        )
+        .expect("valid");
+        assert!(config.permissions.default_nodes.is_empty());
+        assert_eq!(config.permissions.groups["vip"].players, ["Alex"]);
         assert_eq!(
-            bundled.permissions.operators,
-            defaults.permissions.operators
+            config.permissions.emote_groups[0].cooldown_multiplier,
+            Some(0.5)
         );
+        assert_eq!(config.commands.rate_per_second, 2.5);
+        assert_eq!(config.commands.burst, 4);
+        assert_eq!(config.commands.completion_burst, 40, "unset keeps default");
     }
 
     #[test]
@@ -192,6 +312,28 @@ mod tests {
                 "max_active_display_entities",
             ),
             ("[server\n", "emoted.toml"),
+            ("[permissions]\noperator = []", "operator"),
+            (
+                "[permissions.groups.vip]\nnodes = [\"Emote.VIP\"]",
+                "permissions.groups.vip.nodes",
+            ),
+            (
+                "[permissions.groups.vip]\nmembers = []",
+                "members",
+            ),
+            (
+                "[[permissions.emote_groups]]\nemotes = [\"example:*\"]\ncooldown_multiplier = -2.0",
+                "permissions.emote_groups[1].cooldown_multiplier",
+            ),
+            (
+                "[[permissions.emote_groups]]\nemotes = [\"example:*\"]\ncooldown = \"x2\"",
+                "cooldown",
+            ),
+            ("[commands]\nrate_per_second = -1.0", "commands.rate_per_second"),
+            ("[commands]\nrate_per_second = nan", "commands.rate_per_second"),
+            ("[commands]\nburst = 0", "commands.burst"),
+            ("[commands]\ncompletion_burst = 0", "commands.completion_burst"),
+            ("[commands]\nburst = -3", "burst"),
         ] {
             let err = Config::parse(text, p).expect_err(text).to_string();
             assert!(err.contains(needle), "{text}: {err}");

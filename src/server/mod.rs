@@ -7,6 +7,7 @@ pub mod config;
 pub mod dispatch;
 pub mod emote;
 pub mod functions;
+pub mod permissions;
 pub mod reload;
 pub mod selector;
 pub mod world;

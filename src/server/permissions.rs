@@ -1,0 +1,616 @@
+//! Who may do what: permission nodes, player groups and emote groups, read
+//! from `[permissions]` in `config/emoted.toml`.
+//!
+//! This module is pure (no valence types): the command handler resolves a
+//! [`PlayerPermissions`] from the live configuration each time a player runs
+//! a command or asks for suggestions, so a hot reload applies at once.
+//!
+//! # The model
+//!
+//! - **Nodes** are dotted names such as `emote.default`. A granted node may
+//!   end in (or contain) `*`, which matches any run of characters:
+//!   `emote.play.*` grants `emote.play.vip`, `*` grants everything.
+//! - **Every player** holds [`PermissionsSection::default_nodes`]
+//!   (`["emote.default"]` out of the box).
+//! - **Player groups** (`[permissions.groups.<name>]`) grant `nodes` to the
+//!   `players` listed by name (ASCII case-insensitive). A node written
+//!   `-node` *denies* it; a denial beats every grant (default nodes
+//!   included), so `nodes = ["-emote.default"]` mutes a group.
+//! - **Operators** (operator level ≥ [`OPERATOR_LEVEL`], or a name in
+//!   `operators`) hold every node; denials do not apply to them.
+//! - **Emote groups** (`[[permissions.emote_groups]]`, in order) match emote
+//!   ids by glob patterns (`example:*`). A group may require a `node` to
+//!   play its emotes and may set a `cooldown_multiplier`.
+//!
+//! # Playing an emote ([`PlayerPermissions::may_play`])
+//!
+//! | order | condition | result |
+//! |---:|---|---|
+//! | 1 | the player holds `emote.bypass` | allowed (no further checks, no cooldown) |
+//! | 2 | the emote is not standalone and the player lacks `emote.manage` | refused |
+//! | 3 | emote groups matching the id require nodes | allowed when the player holds **any** of them |
+//! | 4 | otherwise | allowed when the player holds `emote.default` |
+//!
+//! A required node *replaces* `emote.default` for the emotes it covers, so a
+//! VIP-only emote can be given to a group that lacks the default node.
+//!
+//! # Cooldowns ([`PlayerPermissions::cooldown_multiplier`])
+//!
+//! As in the reference server, emote groups are read top to bottom; the
+//! first one that matches the id, sets `cooldown_multiplier`, and is held by
+//! the player (it has no `node`, or the player holds it) gives the factor.
+//! Otherwise the emote's own cooldown applies unchanged (factor 1).
+
+use serde::Deserialize;
+
+use crate::format::EmoteId;
+use crate::server::config::PermissionsSection;
+
+/// Play standalone emotes on yourself and stop your own.
+pub const EMOTE_DEFAULT: &str = "emote.default";
+/// Reload, play or stop emotes for other players, play non-standalone emotes.
+pub const EMOTE_MANAGE: &str = "emote.manage";
+/// Skip access checks and cooldowns.
+pub const EMOTE_BYPASS: &str = "emote.bypass";
+/// `/gamemode` (the node name LuckPerms users know from vanilla).
+pub const GAMEMODE: &str = "minecraft.command.gamemode";
+/// `/tp`.
+pub const TELEPORT: &str = "minecraft.command.teleport";
+
+/// Operator level from which a player holds every node (vanilla's
+/// "game master" level, which `/gamemode` and `/tp` need there).
+pub const OPERATOR_LEVEL: u8 = 2;
+
+/// `[permissions.groups.<name>]`: nodes granted to players by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PlayerGroup {
+    /// Player names (ASCII case-insensitive).
+    pub players: Vec<String>,
+    /// Nodes granted; `-node` denies one.
+    pub nodes: Vec<String>,
+}
+
+/// `[[permissions.emote_groups]]`: emotes matched by id pattern.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EmoteGroup {
+    /// Id patterns: an exact id, or a glob where `*` matches any run of
+    /// characters (`example:*`, `*:dance_*`).
+    pub emotes: Vec<String>,
+    /// A node needed to play these emotes (e.g. `emote.play.vip`); unset:
+    /// the emotes stay under `emote.default`.
+    pub node: Option<String>,
+    /// Factor applied to these emotes' cooldowns (0 removes them, 2 doubles
+    /// them); unset: this group does not change cooldowns.
+    pub cooldown_multiplier: Option<f32>,
+}
+
+/// A `[permissions]` rule that cannot be used; each names its option.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RuleError {
+    /// A node name with characters nodes do not use.
+    #[error("{option}: `{node}` is not a permission node: use a-z, 0-9, _ and - in dot-separated parts (e.g. \"emote.play.vip\"), `*` as a wildcard when granting, and a leading `-` to deny")]
+    BadNode {
+        /// Where it was found, e.g. `permissions.groups.vip.nodes`.
+        option: String,
+        /// The node as written.
+        node: String,
+    },
+    /// An emote pattern that can never match an emote id.
+    #[error("{option}: `{pattern}` matches no emote id: {reason}")]
+    BadPattern {
+        /// Where it was found.
+        option: String,
+        /// The pattern as written.
+        pattern: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A player name that cannot be a player's.
+    #[error("{option}: `{name}` is not a player name (1 to 16 letters, digits or _)")]
+    BadPlayerName {
+        /// Where it was found.
+        option: String,
+        /// The name as written.
+        name: String,
+    },
+    /// A negative or non-finite multiplier.
+    #[error(
+        "{option}: the cooldown multiplier must be a finite number of at least 0, found {value}"
+    )]
+    BadMultiplier {
+        /// Where it was found.
+        option: String,
+        /// The value.
+        value: f32,
+    },
+    /// An emote group that matches nothing.
+    #[error("{option}: an emote group needs at least one pattern in `emotes`")]
+    EmptyEmoteGroup {
+        /// Where it was found.
+        option: String,
+    },
+}
+
+/// Checks every `[permissions]` rule; the first problem is returned.
+pub fn validate_rules(rules: &PermissionsSection) -> Result<(), RuleError> {
+    for name in &rules.operators {
+        check_player_name("permissions.operators", name)?;
+    }
+    for node in &rules.default_nodes {
+        check_node("permissions.default_nodes", node, false)?;
+    }
+    for (group, members) in &rules.groups {
+        let option = format!("permissions.groups.{group}");
+        for name in &members.players {
+            check_player_name(&format!("{option}.players"), name)?;
+        }
+        for node in &members.nodes {
+            check_node(&format!("{option}.nodes"), node, true)?;
+        }
+    }
+    for (index, group) in rules.emote_groups.iter().enumerate() {
+        // TOML arrays of tables are counted from 1 by people.
+        let option = format!("permissions.emote_groups[{}]", index + 1);
+        if group.emotes.is_empty() {
+            return Err(RuleError::EmptyEmoteGroup {
+                option: format!("{option}.emotes"),
+            });
+        }
+        for pattern in &group.emotes {
+            check_pattern(&format!("{option}.emotes"), pattern)?;
+        }
+        if let Some(node) = &group.node {
+            check_node(&format!("{option}.node"), node, false)?;
+            if node.contains('*') {
+                return Err(RuleError::BadNode {
+                    option: format!("{option}.node"),
+                    node: node.clone(),
+                });
+            }
+        }
+        if let Some(value) = group.cooldown_multiplier {
+            if !value.is_finite() || value < 0.0 {
+                return Err(RuleError::BadMultiplier {
+                    option: format!("{option}.cooldown_multiplier"),
+                    value,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_player_name(option: &str, name: &str) -> Result<(), RuleError> {
+    let ok = (1..=16).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(RuleError::BadPlayerName {
+            option: option.to_owned(),
+            name: name.to_owned(),
+        })
+    }
+}
+
+fn check_node(option: &str, node: &str, may_deny: bool) -> Result<(), RuleError> {
+    let bare = match node.strip_prefix('-') {
+        Some(rest) if may_deny => rest,
+        _ => node,
+    };
+    let ok = !bare.starts_with('-')
+        && bare.split('.').all(|part| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-*".contains(&b))
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(RuleError::BadNode {
+            option: option.to_owned(),
+            node: node.to_owned(),
+        })
+    }
+}
+
+fn check_pattern(option: &str, pattern: &str) -> Result<(), RuleError> {
+    let bad = |reason: &str| RuleError::BadPattern {
+        option: option.to_owned(),
+        pattern: pattern.to_owned(),
+        reason: reason.to_owned(),
+    };
+    if pattern.contains('*') {
+        let allowed = pattern
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-./:*".contains(&b));
+        if !allowed {
+            return Err(bad(
+                "ids use a-z, 0-9, _ - . / and one colon; `*` is the only wildcard",
+            ));
+        }
+        Ok(())
+    } else {
+        EmoteId::parse(pattern).map(|_| ()).map_err(|e| bad(&e))
+    }
+}
+
+/// True when `text` matches `pattern`, where `*` matches any run of
+/// characters (also none) and every other character matches itself.
+pub fn glob_matches(pattern: &str, text: &str) -> bool {
+    let (p, t) = (pattern.as_bytes(), text.as_bytes());
+    let (mut pi, mut ti) = (0, 0);
+    // Where the last `*` was, and where in `text` it started matching.
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && p[pi] == b'*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if pi < p.len() && p[pi] == t[ti] {
+            pi += 1;
+            ti += 1;
+        } else if let Some((star_pi, star_ti)) = star {
+            // Let the last `*` swallow one more character and retry.
+            pi = star_pi + 1;
+            ti = star_ti + 1;
+            star = Some((star_pi, star_ti + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&b| b == b'*')
+}
+
+/// Why a player may not play an emote, as they read it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlayDenied {
+    /// Non-standalone emotes play inside Sequences; playing one directly is
+    /// a management action.
+    #[error("`{id}` is not a standalone emote; it only plays inside Sequences (playing it directly needs {EMOTE_MANAGE}).")]
+    NotStandalone {
+        /// The emote.
+        id: String,
+    },
+    /// The player lacks the node (or every one of the nodes) the emote needs.
+    #[error("You may not play `{id}`: it needs the permission node {}.", nodes.join(" or "))]
+    MissingNode {
+        /// The emote.
+        id: String,
+        /// The nodes, any one of which would do.
+        nodes: Vec<String>,
+    },
+}
+
+/// What one player holds, resolved from the rules at one moment.
+#[derive(Clone, Debug)]
+pub struct PlayerPermissions<'a> {
+    rules: &'a PermissionsSection,
+    operator: bool,
+    granted: Vec<&'a str>,
+    denied: Vec<&'a str>,
+}
+
+impl<'a> PlayerPermissions<'a> {
+    /// Resolves the nodes of the player called `name` whose operator level
+    /// is `op_level`.
+    pub fn resolve(rules: &'a PermissionsSection, name: &str, op_level: u8) -> Self {
+        let operator = op_level >= OPERATOR_LEVEL
+            || rules.operators.iter().any(|o| o.eq_ignore_ascii_case(name));
+        let mut granted: Vec<&str> = rules.default_nodes.iter().map(String::as_str).collect();
+        let mut denied = Vec::new();
+        for group in rules.groups.values() {
+            if !group.players.iter().any(|p| p.eq_ignore_ascii_case(name)) {
+                continue;
+            }
+            for node in &group.nodes {
+                match node.strip_prefix('-') {
+                    Some(node) => denied.push(node),
+                    None => granted.push(node.as_str()),
+                }
+            }
+        }
+        Self {
+            rules,
+            operator,
+            granted,
+            denied,
+        }
+    }
+
+    /// True for operators (who hold every node).
+    pub fn is_operator(&self) -> bool {
+        self.operator
+    }
+
+    /// True when the player holds `node`.
+    pub fn has(&self, node: &str) -> bool {
+        if self.operator {
+            return true;
+        }
+        let matches = |set: &[&str]| set.iter().any(|p| glob_matches(p, node));
+        matches(&self.granted) && !matches(&self.denied)
+    }
+
+    /// True when cooldowns and access checks are skipped (`emote.bypass`).
+    pub fn bypasses(&self) -> bool {
+        self.has(EMOTE_BYPASS)
+    }
+
+    /// The nodes emote groups require for `id` (any one of them is enough),
+    /// in group order, without repeats; empty when `emote.default` covers it.
+    pub fn required_nodes(&self, id: &str) -> Vec<&'a str> {
+        let mut nodes: Vec<&'a str> = Vec::new();
+        for group in &self.rules.emote_groups {
+            let Some(node) = &group.node else { continue };
+            if group.emotes.iter().any(|p| glob_matches(p, id)) && !nodes.contains(&node.as_str()) {
+                nodes.push(node);
+            }
+        }
+        nodes
+    }
+
+    /// Whether the player may play the emote `id` on themself; `standalone`
+    /// is the emote's `settings.standalone` (Sequences count as standalone).
+    pub fn may_play(&self, id: &str, standalone: bool) -> Result<(), PlayDenied> {
+        if self.bypasses() {
+            return Ok(());
+        }
+        if !standalone && !self.has(EMOTE_MANAGE) {
+            return Err(PlayDenied::NotStandalone { id: id.to_owned() });
+        }
+        let required = self.required_nodes(id);
+        let needed: Vec<&str> = if required.is_empty() {
+            vec![EMOTE_DEFAULT]
+        } else {
+            required
+        };
+        if needed.iter().any(|n| self.has(n)) {
+            Ok(())
+        } else {
+            Err(PlayDenied::MissingNode {
+                id: id.to_owned(),
+                nodes: needed.into_iter().map(str::to_owned).collect(),
+            })
+        }
+    }
+
+    /// The factor for the emote's cooldown: from the first emote group that
+    /// matches `id`, sets a multiplier and is held by the player; else 1.
+    pub fn cooldown_multiplier(&self, id: &str) -> f32 {
+        self.rules
+            .emote_groups
+            .iter()
+            .filter(|g| g.node.as_deref().is_none_or(|n| self.has(n)))
+            .filter(|g| g.emotes.iter().any(|p| glob_matches(p, id)))
+            .find_map(|g| g.cooldown_multiplier)
+            .unwrap_or(1.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(toml_text: &str) -> PermissionsSection {
+        let section: PermissionsSection = toml::from_str(toml_text).expect("valid toml");
+        validate_rules(&section).expect("valid rules");
+        section
+    }
+
+    #[test]
+    fn globs_match_whole_ids() {
+        for (pattern, text, expected) in [
+            ("example:*", "example:wave", true),
+            ("example:*", "other:wave", false),
+            ("example:*", "example:", true),
+            ("*:dance_*", "a:dance_slow", true),
+            ("*:dance_*", "a:slow_dance", false),
+            ("*", "anything:at/all", true),
+            ("example:wave", "example:wave", true),
+            ("example:wave", "example:waves", false),
+            ("ex*le:w*e", "example:wave", true),
+            ("a*b*c", "aXbYbZc", true),
+            ("a*b*c", "aXbYbZ", false),
+            ("**", "", true),
+            ("", "", true),
+            ("", "a", false),
+            ("emote.play.*", "emote.play.vip", true),
+            ("emote.play.*", "emote.manage", false),
+        ] {
+            assert_eq!(glob_matches(pattern, text), expected, "{pattern} vs {text}");
+        }
+    }
+
+    #[test]
+    fn out_of_the_box_players_play_standalone_emotes_and_operators_everything() {
+        let rules = PermissionsSection::default();
+        let player = PlayerPermissions::resolve(&rules, "Steve", 0);
+        assert!(player.has(EMOTE_DEFAULT));
+        assert!(!player.has(EMOTE_MANAGE));
+        assert!(!player.has(EMOTE_BYPASS));
+        assert!(!player.has(GAMEMODE));
+        assert_eq!(player.may_play("example:wave", true), Ok(()));
+        assert_eq!(
+            player.may_play("example:sit_down", false),
+            Err(PlayDenied::NotStandalone {
+                id: "example:sit_down".into()
+            })
+        );
+        assert_eq!(player.cooldown_multiplier("example:wave"), 1.0);
+
+        for op in [
+            PlayerPermissions::resolve(&rules, "Steve", 2),
+            PlayerPermissions::resolve(&rules, "Steve", 4),
+        ] {
+            assert!(op.is_operator());
+            for node in [EMOTE_MANAGE, EMOTE_BYPASS, GAMEMODE, TELEPORT, "made.up"] {
+                assert!(op.has(node), "{node}");
+            }
+            assert_eq!(op.may_play("example:sit_down", false), Ok(()));
+        }
+        assert!(!PlayerPermissions::resolve(&rules, "Steve", 1).is_operator());
+    }
+
+    #[test]
+    fn listed_operators_hold_everything_whatever_their_level() {
+        let rules = rules("operators = [\"Admin\"]");
+        assert!(PlayerPermissions::resolve(&rules, "admin", 0).has(TELEPORT));
+        assert!(!PlayerPermissions::resolve(&rules, "Guest", 0).has(TELEPORT));
+    }
+
+    #[test]
+    fn groups_grant_and_deny_nodes() {
+        let rules = rules(
+            r#"
+            [groups.staff]
+            players = ["Alex"]
+            nodes = ["emote.manage", "minecraft.command.*"]
+            [groups.muted]
+            players = ["Troll", "alex"]
+            nodes = ["-emote.default"]
+            "#,
+        );
+        let alex = PlayerPermissions::resolve(&rules, "ALEX", 0);
+        assert!(alex.has(EMOTE_MANAGE));
+        assert!(alex.has(GAMEMODE) && alex.has(TELEPORT));
+        assert!(!alex.has(EMOTE_BYPASS));
+        assert!(!alex.has(EMOTE_DEFAULT), "a denial beats the default grant");
+        // Managers may play non-standalone emotes, but still need access.
+        assert_eq!(
+            alex.may_play("example:sit_down", false),
+            Err(PlayDenied::MissingNode {
+                id: "example:sit_down".into(),
+                nodes: vec![EMOTE_DEFAULT.into()]
+            })
+        );
+        let troll = PlayerPermissions::resolve(&rules, "Troll", 0);
+        assert!(troll.may_play("example:wave", true).is_err());
+        let other = PlayerPermissions::resolve(&rules, "Steve", 0);
+        assert!(other.has(EMOTE_DEFAULT) && !other.has(EMOTE_MANAGE));
+        // Operators are not muted.
+        assert!(PlayerPermissions::resolve(&rules, "Troll", 3).has(EMOTE_DEFAULT));
+    }
+
+    #[test]
+    fn emote_groups_require_nodes_and_scale_cooldowns() {
+        let rules = rules(
+            r#"
+            [groups.vip]
+            players = ["Vip"]
+            nodes = ["emote.play.vip"]
+            [groups.free]
+            players = ["Free"]
+            nodes = ["emote.bypass"]
+
+            [[emote_groups]]
+            emotes = ["example:guitar", "vip:*"]
+            node = "emote.play.vip"
+            cooldown_multiplier = 0.5
+
+            [[emote_groups]]
+            emotes = ["example:*"]
+            cooldown_multiplier = 2.0
+
+            [[emote_groups]]
+            emotes = ["example:wave"]
+            cooldown_multiplier = 0.0
+            "#,
+        );
+        let steve = PlayerPermissions::resolve(&rules, "Steve", 0);
+        let vip = PlayerPermissions::resolve(&rules, "vip", 0);
+        let free = PlayerPermissions::resolve(&rules, "Free", 0);
+
+        assert_eq!(
+            steve.may_play("example:guitar", true),
+            Err(PlayDenied::MissingNode {
+                id: "example:guitar".into(),
+                nodes: vec!["emote.play.vip".into()]
+            })
+        );
+        let message = steve
+            .may_play("vip:dance", true)
+            .expect_err("needs vip")
+            .to_string();
+        assert!(message.contains("emote.play.vip"), "{message}");
+        assert_eq!(vip.may_play("example:guitar", true), Ok(()));
+        assert_eq!(vip.may_play("vip:dance", true), Ok(()));
+        assert_eq!(steve.may_play("example:wave", true), Ok(()));
+        assert_eq!(free.may_play("vip:dance", false), Ok(()), "bypass");
+
+        // First held group with a multiplier wins, top to bottom.
+        assert_eq!(vip.cooldown_multiplier("example:guitar"), 0.5);
+        assert_eq!(
+            steve.cooldown_multiplier("example:guitar"),
+            2.0,
+            "the VIP group is not held, so the next match applies"
+        );
+        assert_eq!(steve.cooldown_multiplier("example:wave"), 2.0);
+        assert_eq!(steve.cooldown_multiplier("other:wave"), 1.0);
+    }
+
+    #[test]
+    fn a_required_node_is_enough_without_the_default() {
+        let rules = rules(
+            r#"
+            default_nodes = []
+            [groups.vip]
+            players = ["Vip"]
+            nodes = ["emote.play.vip"]
+            [[emote_groups]]
+            emotes = ["vip:*"]
+            node = "emote.play.vip"
+            "#,
+        );
+        let vip = PlayerPermissions::resolve(&rules, "Vip", 0);
+        assert_eq!(vip.may_play("vip:dance", true), Ok(()));
+        assert!(vip.may_play("example:wave", true).is_err());
+        assert_eq!(vip.required_nodes("vip:dance"), vec!["emote.play.vip"]);
+        assert!(vip.required_nodes("example:wave").is_empty());
+    }
+
+    #[test]
+    fn validation_names_the_option() {
+        for (text, needle) in [
+            ("default_nodes = [\"Emote.Default\"]", "permissions.default_nodes"),
+            ("default_nodes = [\"-emote.default\"]", "permissions.default_nodes"),
+            ("default_nodes = [\"emote..x\"]", "`emote..x`"),
+            (
+                "[groups.vip]\nnodes = [\"emote play\"]",
+                "permissions.groups.vip.nodes",
+            ),
+            (
+                "[groups.vip]\nplayers = [\"not a name\"]",
+                "permissions.groups.vip.players",
+            ),
+            ("operators = [\"\"]", "permissions.operators"),
+            (
+                "[[emote_groups]]\nemotes = []",
+                "permissions.emote_groups[1].emotes",
+            ),
+            (
+                "[[emote_groups]]\nemotes = [\"Example:Wave\"]",
+                "permissions.emote_groups[1].emotes",
+            ),
+            (
+                "[[emote_groups]]\nemotes = [\"example:(a|b)*\"]",
+                "only wildcard",
+            ),
+            (
+                "[[emote_groups]]\nemotes = [\"a:b\"]\n[[emote_groups]]\nemotes = [\"a:*\"]\ncooldown_multiplier = -1.0",
+                "permissions.emote_groups[2].cooldown_multiplier",
+            ),
+            (
+                "[[emote_groups]]\nemotes = [\"a:*\"]\nnode = \"emote.*\"",
+                "permissions.emote_groups[1].node",
+            ),
+        ] {
+            let section: PermissionsSection = toml::from_str(text).expect(text);
+            let err = validate_rules(&section).expect_err(text).to_string();
+            assert!(err.contains(needle), "{text}: {err}");
+        }
+        assert_eq!(validate_rules(&PermissionsSection::default()), Ok(()));
+    }
+}
