@@ -1571,6 +1571,7 @@ impl Dispatcher<'_, '_> {
                         client,
                         emote: emote.clone(),
                         bypass: false,
+                        cooldown_multiplier: 1.0,
                     });
                 }
             }

@@ -106,6 +106,9 @@ pub struct PlayEmoteRequest {
     pub emote: EmoteId,
     /// Skip the `standalone` and cooldown checks (operators, `emote.bypass`).
     pub bypass: bool,
+    /// Factor for the cooldown this playback starts (permission emote
+    /// groups); 1 keeps the emote's own cooldown.
+    pub cooldown_multiplier: f32,
 }
 
 /// Ask to stop a player's emote.
@@ -572,7 +575,8 @@ fn start_requested_emotes(
             uuid.0,
             request.emote.clone(),
             now_tick(&server),
-            prepared.cooldown_ticks,
+            (f64::from(prepared.cooldown_ticks) * f64::from(request.cooldown_multiplier)).round()
+                as u32,
         );
         client.send_action_bar_message(format!("Playing {}", prepared.name).color(Color::GOLD));
         commands.entity(request.client).insert(playback);

@@ -1,7 +1,6 @@
 //! The default world: a flat grass plain with a stone spawn area and a pool
 //! of water, so that every stop condition can be tried by hand.
 
-use valence::op_level::OpLevel;
 use valence::prelude::*;
 
 use crate::server::config::Config;
@@ -85,8 +84,6 @@ fn place_new_players(
             &mut Position,
             &mut GameMode,
             &mut Client,
-            &Username,
-            &mut OpLevel,
             &mut ViewDistance,
         ),
         Added<Client>,
@@ -105,20 +102,12 @@ fn place_new_players(
         mut pos,
         mut game_mode,
         mut client,
-        username,
-        mut op_level,
         mut view_distance,
     ) in &mut clients
     {
         view_distance.set(config.server.view_distance);
-        if config
-            .permissions
-            .operators
-            .iter()
-            .any(|name| name.eq_ignore_ascii_case(&username.0))
-        {
-            op_level.set(3);
-        }
+        // Operator levels from `permissions.operators` are given (and taken
+        // back on reload) by `commands::apply_operator_list`.
         // valence sends no health at join; vanilla clients (and mineflayer's
         // `spawn` event) wait for it.
         client.write_packet(&HealthUpdateS2c {
