@@ -37,7 +37,8 @@ use valence::prelude::*;
 use crate::anim::{DisplayTransform, Pose};
 use crate::format::animation::AnimationFile;
 use crate::format::event::{CommandEvent, EventSource, OriginAnchor};
-use crate::format::node::{ItemContent, NodeKind};
+use crate::format::node::{ItemContent, NodeKind, Space};
+use crate::format::sequence::Step;
 use crate::format::settings::PlaybackMode;
 use crate::format::snbt::as_number;
 use crate::format::{EmoteFile, EmoteId};
@@ -48,6 +49,7 @@ use crate::playback::{
 };
 use crate::server::combat::{PlayerDamagedEvent, PlayerDiedEvent};
 use crate::server::dispatch::{CommandSource, EmoteCommandEvent};
+use crate::server::duo::Duo;
 use crate::server::EmoteLibrary;
 
 /// Plays emotes: starts, advances and stops playbacks, and cleans up after them.
@@ -56,6 +58,7 @@ pub struct EmotePlaybackPlugin;
 impl Plugin for EmotePlaybackPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<EmoteCooldowns>()
+            .init_resource::<crate::server::duo::JoinedThisTick>()
             .add_event::<EmoteCommandEvent>()
             .add_event::<PlayEmoteRequest>()
             .add_event::<StopEmoteRequest>()
@@ -69,10 +72,13 @@ impl Plugin for EmotePlaybackPlugin {
                 Update,
                 (
                     end_emotes_of_dead_players,
+                    crate::server::duo::join_offers,
                     start_requested_emotes,
                     stop_requested_emotes,
                     observe_players,
                     advance_emotes,
+                    crate::server::duo::run_offers,
+                    crate::server::duo::watch_partners,
                     end_emotes_of_leaving_players,
                     despawn_orphan_displays,
                 )
@@ -138,6 +144,10 @@ pub enum EndReason {
     Died,
     /// The player's view moved to another world (chunk layer).
     LeftWorld,
+    /// The partner of a two-player Sequence left.
+    PartnerLeft,
+    /// A stop condition of the partner of a two-player Sequence.
+    PartnerCondition(StopReason),
     /// A reload changed the emote's file, or removed the emote.
     Reloaded {
         /// True when the emote is gone, false when its file changed.
@@ -184,6 +194,11 @@ struct Playing {
     pose: Pose,
     /// The union node index of each rig node.
     rig_to_union: Vec<usize>,
+    /// The union index of each rig node's partner copy (two-player
+    /// Sequences mirror Animations that have no `partner` nodes).
+    rig_to_mirror: Vec<usize>,
+    /// The space each rig node inherits from its root.
+    spaces: Vec<Space>,
     /// A `loop` Animation inside a Sequence: its `loop` events run when its
     /// one cycle ends.
     loops_in_sequence: bool,
@@ -191,12 +206,56 @@ struct Playing {
     stop_fired: bool,
 }
 
+/// How a segment's Animation runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PlayMode {
+    /// In its own mode (a standalone playback).
+    Own,
+    /// One cycle (a Sequence step).
+    OneCycle,
+    /// Looping until something else happens (a two-player offer).
+    Looping,
+}
+
+/// Where each space's root is, in the emote frame (the initiator's root,
+/// which the root yaw turns). Solo playbacks use the identity for all.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct SpaceRoots {
+    /// `initiator` space.
+    pub(crate) initiator: Mat4,
+    /// `partner` space; `None` hides partner content (no partner yet).
+    pub(crate) partner: Option<Mat4>,
+    /// Copy `initiator` nodes onto the partner for Animations without
+    /// `partner` nodes (after a match).
+    pub(crate) mirror: bool,
+}
+
+impl SpaceRoots {
+    /// A playback with one participant.
+    pub(crate) const SOLO: Self = Self {
+        initiator: Mat4::IDENTITY,
+        partner: Some(Mat4::IDENTITY),
+        mirror: false,
+    };
+    /// A two-player offer (or its timeout branch): partner content hidden.
+    pub(crate) const OFFER: Self = Self {
+        initiator: Mat4::IDENTITY,
+        partner: None,
+        mirror: false,
+    };
+}
+
+/// The union id of a node's partner copy.
+fn mirror_id(id: &str) -> String {
+    format!("{id}@partner")
+}
+
 impl Playing {
     fn new(
         id: EmoteId,
         playable: &PlayableAnimation,
         union_ids: &[String],
-        in_sequence: bool,
+        play_mode: PlayMode,
         seed: u64,
     ) -> Option<Self> {
         let EmoteFile::Animation(animation) = &*playable.file else {
@@ -204,22 +263,25 @@ impl Playing {
         };
         let compiled = Arc::clone(&playable.compiled);
         let playback = &animation.settings.playback;
-        // Inside a Sequence every Animation plays one cycle per segment.
-        let mode = if in_sequence {
-            PlaybackMode::Once
-        } else {
-            playback.mode
+        let mode = match play_mode {
+            PlayMode::Own => playback.mode,
+            PlayMode::OneCycle => PlaybackMode::Once,
+            PlayMode::Looping => PlaybackMode::Loop,
         };
-        let rig_to_union = compiled
+        let in_sequence = play_mode == PlayMode::OneCycle;
+        let index_of = |id: &str| union_ids.iter().position(|u| u == id).unwrap_or(usize::MAX);
+        let rig_to_union = compiled.rig.nodes.iter().map(|n| index_of(&n.id)).collect();
+        let rig_to_mirror = compiled
             .rig
             .nodes
             .iter()
-            .map(|n| {
-                union_ids
-                    .iter()
-                    .position(|u| *u == n.id)
-                    .unwrap_or(usize::MAX)
-            })
+            .map(|n| index_of(&mirror_id(&n.id)))
+            .collect();
+        let spaces = compiled
+            .rig
+            .nodes
+            .iter()
+            .map(|n| animation.node(&n.id).map_or(Space::Initiator, |f| f.space))
             .collect();
         Some(Self {
             id,
@@ -232,6 +294,8 @@ impl Playing {
             molang: compiled.new_molang_state(seed),
             pose: Pose::new(&compiled.rig),
             rig_to_union,
+            rig_to_mirror,
+            spaces,
             loops_in_sequence: in_sequence && playback.mode == PlaybackMode::Loop,
             stop_fired: false,
             compiled,
@@ -251,6 +315,7 @@ impl Playing {
         &mut self,
         wall: u64,
         frame: &mut [Option<Mat4>],
+        roots: &SpaceRoots,
     ) -> Result<ClockStep, crate::anim::SampleError> {
         let step = self.clock.step(wall);
         if step.cycle_started {
@@ -264,16 +329,32 @@ impl Playing {
             &mut self.pose,
         )?;
         frame.fill(None);
-        for ((rig_node, pose), union) in self
+        for (i, (rig_node, pose)) in self
             .compiled
             .rig
             .nodes
             .iter()
             .zip(&self.pose.nodes)
-            .zip(&self.rig_to_union)
+            .enumerate()
         {
-            if let Some(slot) = frame.get_mut(*union) {
-                *slot = (rig_node.is_display && pose.visible).then(|| Mat4::from(pose.matrix));
+            if !(rig_node.is_display && pose.visible) {
+                continue;
+            }
+            let local = Mat4::from(pose.matrix);
+            let root = match self.spaces[i] {
+                Space::Scene => Some(Mat4::IDENTITY),
+                Space::Initiator => Some(roots.initiator),
+                Space::Partner => roots.partner,
+            };
+            if let Some(slot) = frame.get_mut(self.rig_to_union[i]) {
+                *slot = root.map(|r| r * local);
+            }
+            if roots.mirror && self.spaces[i] == Space::Initiator {
+                if let (Some(slot), Some(partner)) =
+                    (frame.get_mut(self.rig_to_mirror[i]), roots.partner)
+                {
+                    *slot = Some(partner * local);
+                }
             }
         }
         Ok(step)
@@ -281,7 +362,12 @@ impl Playing {
 
     /// The pose of this Animation's first tick, computed on a copy of its
     /// Molang state seeded alike (so the real first tick matches it).
-    fn preview_first_frame(&self, seed: u64, union_len: usize) -> Vec<Option<Mat4>> {
+    fn preview_first_frame(
+        &self,
+        seed: u64,
+        union_len: usize,
+        roots: &SpaceRoots,
+    ) -> Vec<Option<Mat4>> {
         let mut copy = Playing {
             id: self.id.clone(),
             file: Arc::clone(&self.file),
@@ -290,11 +376,13 @@ impl Playing {
             molang: self.compiled.new_molang_state(seed),
             pose: Pose::new(&self.compiled.rig),
             rig_to_union: self.rig_to_union.clone(),
+            rig_to_mirror: self.rig_to_mirror.clone(),
+            spaces: self.spaces.clone(),
             loops_in_sequence: false,
             stop_fired: false,
         };
         let mut frame = vec![None; union_len];
-        if copy.step(wall_tick(), &mut frame).is_err() {
+        if copy.step(wall_tick(), &mut frame, roots).is_err() {
             frame.fill(None);
         }
         frame
@@ -351,9 +439,49 @@ pub struct ActiveEmote {
     root: DVec3,
     /// For `player.hidden`: the layer to put the player back in.
     restore_layer: Option<Entity>,
-    stop: StopMonitor,
-    /// What was observed this tick; reset after each check.
+    /// The stop conditions (a [`StopWatch`] goes on each participant).
+    pub(crate) stop_conditions: crate::format::settings::StopConditions,
+    /// `player.hidden` (applies to each participant).
+    pub(crate) player_hidden: bool,
+    /// Where each space's root is.
+    pub(crate) roots: SpaceRoots,
+    /// Two-player state: `None` for a solo playback.
+    pub(crate) duo: Option<Duo>,
+}
+
+/// The stop conditions watched on one participant of a playback: what was
+/// observed since the last tick, checked and reset every tick.
+#[derive(Component)]
+pub struct StopWatch {
+    monitor: StopMonitor,
     observed: PlayerObservation,
+    /// Ticks checked so far (a game mode "change" on the first is the join).
+    age_ticks: u64,
+}
+
+impl StopWatch {
+    /// Watches `conditions` for a participant standing at `position`.
+    pub fn new(conditions: crate::format::settings::StopConditions, position: DVec3) -> Self {
+        Self {
+            monitor: StopMonitor::new(conditions, [position.x, position.z]),
+            observed: PlayerObservation {
+                horizontal_position: [position.x, position.z],
+                ..Default::default()
+            },
+            age_ticks: 0,
+        }
+    }
+
+    /// Checks this tick's observations and starts the next tick's.
+    pub fn check(&mut self) -> Option<StopReason> {
+        let reason = self.monitor.check(&self.observed);
+        self.observed = PlayerObservation {
+            horizontal_position: self.observed.horizontal_position,
+            ..Default::default()
+        };
+        self.age_ticks += 1;
+        reason
+    }
 }
 
 impl ActiveEmote {
@@ -384,6 +512,39 @@ impl ActiveEmote {
             .wrapping_add(self.segments_started.wrapping_mul(0x9E37_79B9_7F4A_7C15))
     }
 
+    /// Plays a two-player branch (`matched` or `timeout`) after the offer:
+    /// its steps are resolved now and the first one transitions from the
+    /// offer's pose. `false` when the branch picked nothing to play.
+    pub(crate) fn begin_branch(&mut self, steps: &[Step], roots: SpaceRoots) -> bool {
+        self.roots = roots;
+        let animations = &self.animations;
+        let loop_delay = |reference: &EmoteId| match animations.get(reference)?.file.as_ref() {
+            EmoteFile::Animation(a) if a.settings.playback.mode == PlaybackMode::Loop => {
+                Some(a.settings.playback.loop_delay_ticks)
+            }
+            _ => None,
+        };
+        let mut rng = StepRng::new(self.seed ^ 0x5EED_0F_B7A4C4);
+        let segments = sequence::resolve(steps, &loop_delay, &mut rng, true);
+        self.queue = VecDeque::from(segments);
+        self.start_next_segment()
+    }
+
+    /// The root's yaw now, in degrees.
+    pub(crate) fn root_yaw_degrees(&self) -> f32 {
+        self.yaw.yaw_degrees()
+    }
+
+    /// Where the root was placed.
+    pub(crate) fn root_position(&self) -> DVec3 {
+        self.root
+    }
+
+    /// Stops the root from following the initiator's yaw (after a match).
+    pub(crate) fn freeze_yaw(&mut self) {
+        self.yaw.set_deadzone(180.0);
+    }
+
     /// Starts the next segment; `false` when there is none left.
     fn start_next_segment(&mut self) -> bool {
         loop {
@@ -404,16 +565,22 @@ impl ActiveEmote {
                         continue; // cannot happen: every reference was looked up at start
                     };
                     let seed = self.segment_seed();
-                    let Some(next) =
-                        Playing::new(animation, &playable, &self.union_ids, true, seed)
-                    else {
+                    let Some(next) = Playing::new(
+                        animation,
+                        &playable,
+                        &self.union_ids,
+                        PlayMode::OneCycle,
+                        seed,
+                    ) else {
                         continue;
                     };
-                    if let Some(a) = next.animation() {
+                    // Matched participants stay where they were placed.
+                    let matched = self.duo.as_ref().is_some_and(Duo::is_matched);
+                    if let (Some(a), false) = (next.animation(), matched) {
                         self.yaw.set_deadzone(a.settings.rotation_deadzone_degrees);
                     }
                     self.phase = if transition_ticks > 0 {
-                        let to = next.preview_first_frame(seed, self.union_ids.len());
+                        let to = next.preview_first_frame(seed, self.union_ids.len(), &self.roots);
                         let split = |f: &[Option<Mat4>]| -> Vec<Option<DisplayTransform>> {
                             f.iter()
                                 .map(|m| m.map(|m| DisplayTransform::from_matrix(&m)))
@@ -457,9 +624,6 @@ pub enum PlayRefusal {
     /// Only usable inside Sequences.
     #[error("`{0}` is not a standalone emote; it only plays inside Sequences.")]
     NotStandalone(String),
-    /// Two-player Sequences are not played yet.
-    #[error("`{0}` is a two-player Sequence; those cannot be played yet.")]
-    TwoPlayer(String),
     /// Still cooling down.
     #[error("`{id}` is on cooldown for {seconds:.1} more seconds.")]
     Cooldown {
@@ -504,11 +668,15 @@ fn start_requested_emotes(
     config: Option<Res<crate::server::config::Config>>,
     mut commands_out: EventWriter<EmoteCommandEvent>,
     hidden_layer: Option<Res<HiddenPlayersLayer>>,
+    joined: Res<crate::server::duo::JoinedThisTick>,
 ) {
     let max_displays = config.map_or(usize::MAX, |c| c.emotes.max_active_display_entities);
     // Displays spawned through `commands` this tick are not in the query yet.
     let mut in_use = existing_displays.iter().count();
     for request in requests.iter() {
+        if joined.0.contains(&request.client) {
+            continue; // taken by an open two-player offer
+        }
         let Ok((position, look, mut layer, uuid, active, mut client)) =
             players.get_mut(request.client)
         else {
@@ -579,7 +747,8 @@ fn start_requested_emotes(
                 as u32,
         );
         client.send_action_bar_message(format!("Playing {}", prepared.name).color(Color::GOLD));
-        commands.entity(request.client).insert(playback);
+        let watch = StopWatch::new(playback.stop_conditions, root);
+        commands.entity(request.client).insert((playback, watch));
     }
 }
 
@@ -617,6 +786,7 @@ fn prepare_playback(
         })
     };
     // What plays: the Animation itself, or the Sequence's resolved segments.
+    let mut duo: Option<Duo> = None;
     let (player_settings, cooldown_ticks, name, mut segments) = match &*loaded.file {
         EmoteFile::Animation(animation) => {
             if !request.bypass && !animation.settings.standalone {
@@ -636,17 +806,59 @@ fn prepare_playback(
             )
         }
         EmoteFile::Sequence(sequence) => {
-            if sequence.is_two_player() {
-                return Err(PlayRefusal::TwoPlayer(id));
-            }
-            let loop_delay = |reference: &EmoteId| match lookup(reference)?.file.as_ref() {
-                EmoteFile::Animation(a) if a.settings.playback.mode == PlaybackMode::Loop => {
-                    Some(a.settings.playback.loop_delay_ticks)
+            let segments = match (&sequence.participants, sequence.steps.first()) {
+                // Two-player: the offer plays (looping) until a match or the
+                // timeout; the branches are resolved then.
+                (
+                    Some(participants),
+                    Some(Step::AwaitPartner {
+                        offer,
+                        timeout_ticks,
+                        matched,
+                        timeout,
+                    }),
+                ) => {
+                    duo = Some(Duo::new(
+                        *participants,
+                        *timeout_ticks,
+                        matched.clone(),
+                        timeout.clone(),
+                    ));
+                    // Every Animation of both branches is looked up (and
+                    // spawned for) now, after the offer.
+                    let mut all = vec![Segment::Play {
+                        step: 0,
+                        repetition: 0,
+                        animation: offer.id.clone(),
+                        transition_ticks: 0,
+                    }];
+                    for step in matched.iter().chain(timeout) {
+                        if let Step::Play { emote, .. } = step {
+                            for reference in emote.animations() {
+                                all.push(Segment::Play {
+                                    step: 0,
+                                    repetition: 0,
+                                    animation: reference.id.clone(),
+                                    transition_ticks: 0,
+                                });
+                            }
+                        }
+                    }
+                    all
                 }
-                _ => None,
+                _ => {
+                    let loop_delay = |reference: &EmoteId| match lookup(reference)?.file.as_ref() {
+                        EmoteFile::Animation(a)
+                            if a.settings.playback.mode == PlaybackMode::Loop =>
+                        {
+                            Some(a.settings.playback.loop_delay_ticks)
+                        }
+                        _ => None,
+                    };
+                    let mut rng = StepRng::new(seed);
+                    sequence::resolve(&sequence.steps, &loop_delay, &mut rng, false)
+                }
             };
-            let mut rng = StepRng::new(seed);
-            let segments = sequence::resolve(&sequence.steps, &loop_delay, &mut rng, false);
             (
                 sequence.settings.player,
                 sequence.settings.cooldown_ticks,
@@ -668,22 +880,33 @@ fn prepare_playback(
     let mut animations = BTreeMap::new();
     let mut union_ids: Vec<String> = Vec::new();
     let mut kinds: Vec<NodeKind> = Vec::new();
-    for segment in &segments {
+    for (index, segment) in segments.iter().enumerate() {
         let Segment::Play { animation, .. } = segment else {
             continue;
         };
         if animations.contains_key(animation) {
             continue;
         }
+        // A two-player offer only plays before a match: never mirrored.
+        let is_offer = duo.is_some() && index == 0;
         let playable =
             lookup(animation).ok_or_else(|| PlayRefusal::Unknown(animation.to_string()))?;
         if let EmoteFile::Animation(file) = &*playable.file {
+            // Two-player Sequences copy the initiator nodes of an Animation
+            // without `partner` nodes onto the partner (shown after a match).
+            let mirrored =
+                duo.is_some() && !is_offer && !file.nodes.iter().any(|n| n.space == Space::Partner);
             for rig_node in &playable.compiled.rig.nodes {
-                if union_ids.contains(&rig_node.id) {
+                let Some(node) = file.node(&rig_node.id) else {
                     continue;
-                }
-                if let Some(node) = file.node(&rig_node.id) {
+                };
+                if !union_ids.contains(&rig_node.id) {
                     union_ids.push(rig_node.id.clone());
+                    kinds.push(node.kind.clone());
+                }
+                let copy = mirror_id(&rig_node.id);
+                if mirrored && node.space == Space::Initiator && !union_ids.contains(&copy) {
+                    union_ids.push(copy);
                     kinds.push(node.kind.clone());
                 }
             }
@@ -705,10 +928,18 @@ fn prepare_playback(
             "every step picked `emote:continue` or `emote:break`; nothing to play this time".into(),
         ));
     };
-    let in_sequence = matches!(&*loaded.file, EmoteFile::Sequence(_));
+    let play_mode = match (&*loaded.file, &duo) {
+        (EmoteFile::Animation(_), _) => PlayMode::Own,
+        (EmoteFile::Sequence(_), Some(_)) => PlayMode::Looping,
+        (EmoteFile::Sequence(_), None) => PlayMode::OneCycle,
+    };
+    if duo.is_some() {
+        // The rest were only listed to be looked up and spawned.
+        segments.clear();
+    }
     let first = animations
         .get(&first_id)
-        .and_then(|p| Playing::new(first_id.clone(), p, &union_ids, in_sequence, seed))
+        .and_then(|p| Playing::new(first_id.clone(), p, &union_ids, play_mode, seed))
         .ok_or_else(|| PlayRefusal::Unknown(first_id.to_string()))?;
     let deadzone = first
         .animation()
@@ -731,11 +962,14 @@ fn prepare_playback(
             yaw: YawFollower::new(deadzone, yaw_degrees),
             root: position,
             restore_layer: None,
-            stop: StopMonitor::new(player_settings.stop_conditions, [position.x, position.z]),
-            observed: PlayerObservation {
-                horizontal_position: [position.x, position.z],
-                ..Default::default()
+            stop_conditions: player_settings.stop_conditions,
+            player_hidden: player_settings.hidden,
+            roots: if duo.is_some() {
+                SpaceRoots::OFFER
+            } else {
+                SpaceRoots::SOLO
             },
+            duo,
         },
         kinds,
         hidden: player_settings.hidden,
@@ -924,11 +1158,17 @@ fn stop_requested_emotes(
     mut requests: EventReader<StopEmoteRequest>,
     mut commands: Commands,
     mut players: Query<(Option<&mut ActiveEmote>, &mut Client, &mut EntityLayerId)>,
+    partners: Query<&crate::server::duo::EmotePartner>,
     mut ended: EventWriter<EmoteEndedEvent>,
     mut commands_out: EventWriter<EmoteCommandEvent>,
 ) {
     for request in requests.iter() {
-        let Ok((playback, mut client, mut layer)) = players.get_mut(request.client) else {
+        // A partner's stop ends the initiator's playback (for both).
+        let target = match (partners.get(request.client), players.get(request.client)) {
+            (Ok(partner), Ok((None, ..))) => partner.initiator,
+            _ => request.client,
+        };
+        let Ok((playback, mut client, mut layer)) = players.get_mut(target) else {
             continue;
         };
         let Some(mut playback) = playback else {
@@ -937,7 +1177,7 @@ fn stop_requested_emotes(
             }
             continue;
         };
-        fire_stop(&mut playback, request.client, &mut commands_out);
+        fire_stop(&mut playback, target, &mut commands_out);
         despawn_displays(&mut commands, &mut playback);
         if let Some(original) = playback.restore_layer.take() {
             layer.0 = original;
@@ -946,16 +1186,18 @@ fn stop_requested_emotes(
             EndReason::Reloaded { removed: true } => "Emote stopped: it was removed by a reload",
             EndReason::Reloaded { removed: false } => "Emote stopped: its file changed",
             EndReason::Died => "Emote stopped: you died",
+            EndReason::PartnerLeft => "Emote stopped: your partner left",
+            EndReason::PartnerCondition(_) => "Emote stopped by your partner",
             EndReason::LeftWorld => "Emote stopped: you left the world",
             _ => "Emote stopped",
         };
         ended.send(EmoteEndedEvent {
-            client: request.client,
+            client: target,
             emote: playback.emote.clone(),
             reason: request.reason.clone(),
         });
         client.send_action_bar_message(notice.color(Color::GRAY));
-        commands.entity(request.client).remove::<ActiveEmote>();
+        commands.entity(target).remove::<(ActiveEmote, StopWatch)>();
     }
 }
 
@@ -985,19 +1227,19 @@ fn observe_players(
     mut movements: EventReader<MovementEvent>,
     mut interactions: EventReader<InteractEntityEvent>,
     mut damaged: EventReader<PlayerDamagedEvent>,
-    mut players: Query<(&mut ActiveEmote, &Position, &VisibleChunkLayer)>,
+    mut players: Query<(&mut StopWatch, &Position, &VisibleChunkLayer)>,
     changed_modes: Query<Entity, Changed<GameMode>>,
     layers: Query<&ChunkLayer>,
 ) {
     for movement in movements.iter() {
-        if let Ok((mut playback, _, _)) = players.get_mut(movement.client) {
-            playback.observed.horizontal_position = [movement.position.x, movement.position.z];
+        if let Ok((mut watch, _, _)) = players.get_mut(movement.client) {
+            watch.observed.horizontal_position = [movement.position.x, movement.position.z];
             // Vanilla's jump test: was on the ground, now is not, and moved up.
             if movement.old_on_ground
                 && !movement.on_ground
                 && movement.position.y > movement.old_position.y
             {
-                playback.observed.jumped = true;
+                watch.observed.jumped = true;
             }
         }
     }
@@ -1006,26 +1248,26 @@ fn observe_players(
             continue;
         }
         // Swinging at any entity is attacking, hurt or not.
-        if let Ok((mut playback, _, _)) = players.get_mut(interaction.client) {
-            playback.observed.attacked = true;
+        if let Ok((mut watch, _, _)) = players.get_mut(interaction.client) {
+            watch.observed.attacked = true;
         }
     }
     // Damage is what the combat rules really dealt.
     for hit in damaged.iter() {
-        if let Ok((mut playback, _, _)) = players.get_mut(hit.victim) {
-            playback.observed.damaged = true;
+        if let Ok((mut watch, _, _)) = players.get_mut(hit.victim) {
+            watch.observed.damaged = true;
         }
     }
     for entity in &changed_modes {
-        if let Ok((mut playback, _, _)) = players.get_mut(entity) {
-            // The component is "changed" on the tick the playback's player joined too;
-            // only count changes after the playback began.
-            if playback.segments_started > 0 || playback.current.clock.elapsed_ticks() > 0 {
-                playback.observed.game_mode_changed = true;
+        if let Ok((mut watch, _, _)) = players.get_mut(entity) {
+            // The component is "changed" on the tick the player joined too;
+            // only count changes after the watch began.
+            if watch.age_ticks > 0 {
+                watch.observed.game_mode_changed = true;
             }
         }
     }
-    for (mut playback, position, layer) in &mut players {
+    for (mut watch, position, layer) in &mut players {
         // Eyes at 1.62 blocks above the feet, as a standing player's.
         let eye = position.0 + DVec3::new(0.0, 1.62, 0.0);
         let block = BlockPos::new(
@@ -1038,7 +1280,7 @@ fn observe_players(
             .ok()
             .and_then(|l| l.block(block))
             .is_some_and(|b| b.state.to_kind() == valence::block::BlockKind::Water);
-        playback.observed.eyes_in_water = in_water;
+        watch.observed.eyes_in_water = in_water;
     }
 }
 
@@ -1050,6 +1292,7 @@ fn advance_emotes(
         &Look,
         &mut Client,
         &mut EntityLayerId,
+        Option<&mut StopWatch>,
     )>,
     mut displays: Query<(
         &mut Translation,
@@ -1063,17 +1306,12 @@ fn advance_emotes(
     mut commands_out: EventWriter<EmoteCommandEvent>,
 ) {
     let wall = wall_tick();
-    for (player, mut playback, look, mut client, mut layer) in &mut players {
+    for (player, mut playback, look, mut client, mut layer, watch) in &mut players {
         let playback = &mut *playback;
         let mut end = None;
-        if let Some(reason) = playback.stop.check(&playback.observed) {
+        if let Some(reason) = watch.and_then(|mut w| w.check()) {
             end = Some(EndReason::Condition(reason));
         }
-        let keep_position = playback.observed.horizontal_position;
-        playback.observed = PlayerObservation {
-            horizontal_position: keep_position,
-            ..Default::default()
-        };
         if end.is_none() {
             end = advance_one(playback, wall, player, &mut commands_out);
         }
@@ -1102,7 +1340,7 @@ fn advance_emotes(
                 emote: playback.emote.clone(),
                 reason,
             });
-            commands.entity(player).remove::<ActiveEmote>();
+            commands.entity(player).remove::<(ActiveEmote, StopWatch)>();
         }
     }
 }
@@ -1144,10 +1382,14 @@ fn advance_one(
             None
         }
         Phase::Timeline => {
-            let step = match playback.current.step(wall, &mut playback.frame) {
+            let roots = playback.roots;
+            let step = match playback.current.step(wall, &mut playback.frame, &roots) {
                 Ok(step) => step,
                 Err(e) => return Some(EndReason::Failed(e.to_string())),
             };
+            if let Some(duo) = &mut playback.duo {
+                duo.offer_cycle_ended = step.loop_completed;
+            }
             if playback.current.clock.elapsed_ticks() == 1 {
                 queue_group(playback, EventGroup::Start, player, out);
             }
@@ -1182,7 +1424,11 @@ fn advance_one(
 }
 
 /// Runs the `stop` events of the Animation playing now, once.
-fn fire_stop(playback: &mut ActiveEmote, player: Entity, out: &mut EventWriter<EmoteCommandEvent>) {
+pub(crate) fn fire_stop(
+    playback: &mut ActiveEmote,
+    player: Entity,
+    out: &mut EventWriter<EmoteCommandEvent>,
+) {
     if !playback.current.stop_fired {
         queue_group(playback, EventGroup::Stop, player, out);
         playback.current.stop_fired = true;

@@ -5,6 +5,7 @@ pub mod combat;
 pub mod commands;
 pub mod config;
 pub mod dispatch;
+pub mod duo;
 pub mod emote;
 pub mod functions;
 pub mod permissions;

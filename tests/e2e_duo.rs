@@ -1,0 +1,260 @@
+//! Two-player Sequences with real clients: an offer, a second player who
+//! walks up, faces the first and joins, both placed as `participants` says
+//! with the matched branch played (partner copies included), the timeout
+//! branch when nobody joins, and a partner who disconnects mid-Sequence.
+//!
+//! The bundled handshake is used with a short timeout (a copy in a
+//! temporary folder), so the tests do not wait ten seconds.
+
+mod common;
+
+use common::{display_updates, BotRun, Event, Server, TempDir};
+use serde_json::json;
+
+fn handshake_folder(timeout: &str) -> TempDir {
+    let dir = TempDir::new("duo-emotes");
+    let root = env!("CARGO_MANIFEST_DIR");
+    for name in [
+        "handshake_offer.json",
+        "handshake_shake.json",
+        "handshake_close.json",
+    ] {
+        std::fs::copy(format!("{root}/emotes/{name}"), dir.path().join(name)).expect("copy");
+    }
+    let text = std::fs::read_to_string(format!("{root}/emotes/handshake.json")).expect("read");
+    let text = text.replace(
+        "\"timeout\": \"10s\"",
+        &format!("\"timeout\": \"{timeout}\""),
+    );
+    assert!(
+        text.contains(timeout),
+        "the bundled handshake changed shape"
+    );
+    dir.write("handshake.json", &text);
+    dir
+}
+
+/// Display entity ids this bot saw spawn.
+fn displays(run: &BotRun) -> Vec<i32> {
+    run.spawned()
+        .iter()
+        .filter(|s| {
+            s.entity_type
+                .as_deref()
+                .is_some_and(|t| t.ends_with("_display"))
+        })
+        .map(|s| s.entity_id)
+        .collect()
+}
+
+fn teleports(run: &BotRun) -> Vec<(f64, f64, f64, f64)> {
+    run.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Teleport { x, y, z, yaw, .. } => Some((*x, *y, *z, *yaw)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_second_player_joins_the_offer_and_both_play_the_matched_branch() {
+    let emotes = handshake_folder("200t");
+    let mut server = Server::start_with(&[emotes.path()]);
+    // B stands 1.5 blocks in front of A's spot, facing A (north, yaw 180).
+    let bob = server
+        .bot("bob")
+        .wait_spawn()
+        .move_to(0.5, 65.0, 2.0)
+        .look(180.0, 0.0)
+        .wait_for(
+            json!({"event": "chat", "text_contains": "offers Handshake"}),
+            1,
+            20_000,
+        )
+        .wait_ms(300)
+        .chat("/emote play example:handshake")
+        .wait_for(
+            json!({"event": "action_bar", "text_contains": "Handshake with alice"}),
+            1,
+            10_000,
+        )
+        .wait_ms(300)
+        .position()
+        .wait_for(json!({"event": "entity_destroy"}), 1, 15_000)
+        .wait_ms(500)
+        .disconnect()
+        .spawn();
+    let alice = server
+        .bot("alice")
+        .wait_spawn()
+        .look(0.0, 0.0)
+        .wait_for_since_start(
+            json!({"event": "spawn_entity", "username": "bob"}),
+            1,
+            20_000,
+        )
+        .wait_ms(2_500)
+        .chat("/emote play example:handshake")
+        .wait_for(
+            json!({"event": "action_bar", "text_contains": "Handshake with bob"}),
+            1,
+            15_000,
+        )
+        .wait_for(json!({"event": "entity_destroy"}), 1, 15_000)
+        .wait_ms(500)
+        .disconnect()
+        .run();
+    alice.assert_ok();
+    let bob = bob.wait();
+    bob.assert_ok();
+
+    // The offer came to bob as a chat line with a [Join] button.
+    let offer = bob
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Chat { text, json, .. } if text.contains("offers Handshake") => {
+                Some(json.clone())
+            }
+            _ => None,
+        })
+        .expect("an offer line");
+    assert!(
+        offer.to_string().contains("/emote play example:handshake"),
+        "no clickable join: {offer}"
+    );
+
+    // Bob was placed "^ ^ ^1.2" from alice's spot (she faces +Z), turned "~180".
+    let spot = alice.spawn().expect("spawned");
+    let placed = bob
+        .events
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Event::BotPosition(p) => Some(p.clone()),
+            _ => None,
+        })
+        .expect("bob's position after the match");
+    assert!((placed.x - spot.x).abs() < 0.05, "{placed:?}");
+    assert!(
+        (placed.z - (spot.z + 1.2)).abs() < 0.05,
+        "{placed:?} (teleports {:?})",
+        teleports(&bob)
+    );
+    let yaw = placed.yaw.rem_euclid(360.0);
+    assert!(
+        (yaw - 180.0).abs() < 1.0,
+        "bob does not face alice: {placed:?}"
+    );
+
+    // Both saw the same displays: the union of offer, shake and close, plus
+    // the partner copies of the mirrored Animations.
+    let seen = displays(&alice);
+    assert_eq!(seen.len(), displays(&bob).len());
+    // offer: 6 items + prompt; shake adds deal_text; the copies: 6 items.
+    assert_eq!(seen.len(), 6 + 1 + 1 + 6, "{}", alice.describe());
+    // Some display was drawn around bob (1.2 blocks in front of alice).
+    let near_bob = seen.iter().any(|id| {
+        display_updates(&alice, *id)
+            .iter()
+            .any(|(matrix, scale)| scale.length() > 0.01 && (matrix.w_axis.z - 1.2).abs() < 0.6)
+    });
+    assert!(near_bob, "no partner copy was shown at bob's place");
+    // All of it is gone at the end, for both.
+    for run in [&alice, &bob] {
+        let destroyed = run.destroyed();
+        assert!(
+            seen.iter().all(|id| destroyed.contains(id)),
+            "{} still has displays: {}",
+            run.username,
+            run.describe()
+        );
+    }
+    server.assert_log_clean();
+}
+
+#[test]
+fn nobody_joins_so_the_timeout_branch_plays() {
+    let emotes = handshake_folder("30t");
+    let mut server = Server::start_with(&[emotes.path()]);
+    let run = server
+        .bot("lonely")
+        .wait_spawn()
+        .chat("/emote play example:handshake")
+        .wait_for(
+            json!({"event": "action_bar", "text_contains": "Nobody joined"}),
+            1,
+            10_000,
+        )
+        .wait_for(json!({"event": "entity_destroy"}), 1, 10_000)
+        .wait_ms(300)
+        .disconnect()
+        .run();
+    run.assert_ok();
+    let seen = displays(&run);
+    assert!(!seen.is_empty());
+    let destroyed = run.destroyed();
+    assert!(
+        seen.iter().all(|id| destroyed.contains(id)),
+        "{}",
+        run.describe()
+    );
+    // The prompt text of the offer was shown, the partner copies never were.
+    server.assert_log_clean();
+}
+
+#[test]
+fn a_partner_who_disconnects_ends_the_sequence_cleanly() {
+    let emotes = handshake_folder("200t");
+    let mut server = Server::start_with(&[emotes.path()]);
+    let bob = server
+        .bot("bob")
+        .wait_spawn()
+        .move_to(0.5, 65.0, 2.0)
+        .look(180.0, 0.0)
+        .wait_for(
+            json!({"event": "chat", "text_contains": "offers Handshake"}),
+            1,
+            20_000,
+        )
+        .chat("/emote play example:handshake")
+        .wait_for(
+            json!({"event": "action_bar", "text_contains": "Handshake with alice"}),
+            1,
+            10_000,
+        )
+        .wait_ms(500)
+        .disconnect()
+        .spawn();
+    let alice = server
+        .bot("alice")
+        .wait_spawn()
+        .look(0.0, 0.0)
+        .wait_for_since_start(
+            json!({"event": "spawn_entity", "username": "bob"}),
+            1,
+            20_000,
+        )
+        .wait_ms(2_500)
+        .chat("/emote play example:handshake")
+        .wait_for(
+            json!({"event": "action_bar", "text_contains": "partner left"}),
+            1,
+            15_000,
+        )
+        .wait_ms(500)
+        .disconnect()
+        .run();
+    alice.assert_ok();
+    bob.wait().assert_ok();
+    let seen = displays(&alice);
+    let destroyed = alice.destroyed();
+    assert!(!seen.is_empty());
+    assert!(
+        seen.iter().all(|id| destroyed.contains(id)),
+        "{}",
+        alice.describe()
+    );
+    server.assert_log_clean();
+}
