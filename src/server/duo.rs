@@ -743,7 +743,7 @@ mod tests {
         };
         let origin = DVec3::new(10.0, 65.0, 10.0);
         let placed = place(&partner, origin, 90.0, 20.0);
-        assert!((placed.position - DVec3::new(8.8, 65.0, 10.0)).length() < 1e-9);
+        assert!((placed.position - DVec3::new(8.8, 65.0, 10.0)).length() < 1e-6);
         assert_eq!(placed.yaw_degrees, 270.0);
         assert_eq!(placed.pitch_degrees, 0.0);
         // "~1 ~ ~-2" is world axes.
