@@ -469,3 +469,45 @@ fn a_hidden_player_disappears_for_others_and_comes_back() {
     );
     server.assert_log_clean();
 }
+
+#[test]
+fn a_participant_hand_display_shows_and_follows_the_held_item() {
+    let dir = common::TempDir::new("hand-config");
+    let config = dir.write("emoted.toml", "[permissions]\noperators = [\"holder\"]\n");
+    let config = config.to_string_lossy().into_owned();
+    let emotes = concat!(env!("CARGO_MANIFEST_DIR"), "/emotes");
+    let mut server = Server::start_with_args(&[emotes], &["--config", &config]);
+    let run = server
+        .bot("holder")
+        .wait_spawn()
+        .chat("/gamemode creative")
+        .wait_ms(400)
+        .set_slot(36, "diamond")
+        .wait_ms(400)
+        .chat("/emote play example:wave")
+        .wait_ms(600)
+        .set_slot(36, "emerald")
+        .wait_ms(700)
+        .disconnect()
+        .run();
+    run.assert_ok();
+    // example:wave's hand node shows the main-hand item: first the diamond,
+    // then, once it changes, the emerald.
+    let shown: Vec<String> = run
+        .spawned_of("item_display")
+        .iter()
+        .flat_map(|s| run.metadata_of(s.entity_id))
+        .filter_map(|m| m.fields.get("item")?.get("id")?.as_str().map(str::to_owned))
+        .filter(|id| id == "minecraft:diamond" || id == "minecraft:emerald")
+        .collect();
+    assert_eq!(
+        shown,
+        vec![
+            "minecraft:diamond".to_owned(),
+            "minecraft:emerald".to_owned()
+        ],
+        "{}",
+        run.describe()
+    );
+    server.assert_log_clean();
+}

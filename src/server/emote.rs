@@ -29,6 +29,7 @@ use valence::entity::text_display::{
     Background, LineWidth, TextDisplayEntityBundle, TextDisplayFlags, TextOpacity,
 };
 use valence::interact_entity::{EntityInteraction, InteractEntityEvent};
+use valence::inventory::HeldItem;
 use valence::math::{Mat4, Quat, Vec3};
 use valence::movement::MovementEvent;
 use valence::nbt::{Compound, Value};
@@ -37,7 +38,7 @@ use valence::prelude::*;
 use crate::anim::{DisplayTransform, Pose};
 use crate::format::animation::AnimationFile;
 use crate::format::event::{CommandEvent, EventSource, OriginAnchor};
-use crate::format::node::{ItemContent, NodeKind, Space};
+use crate::format::node::{Arm, ItemContent, NodeKind, Space};
 use crate::format::sequence::Step;
 use crate::format::settings::PlaybackMode;
 use crate::format::snbt::as_number;
@@ -77,6 +78,7 @@ impl Plugin for EmotePlaybackPlugin {
                     stop_requested_emotes,
                     observe_players,
                     advance_emotes,
+                    follow_held_items,
                     crate::server::duo::run_offers,
                     crate::server::duo::watch_partners,
                     end_emotes_of_leaving_players,
@@ -447,7 +449,28 @@ pub struct ActiveEmote {
     pub(crate) roots: SpaceRoots,
     /// Two-player state: `None` for a solo playback.
     pub(crate) duo: Option<Duo>,
+    /// Item displays that show what a participant holds.
+    hands: Vec<HandDisplay>,
 }
+
+/// An `item_source: participant_hand` display and what it shows now.
+#[derive(Clone, Debug)]
+struct HandDisplay {
+    /// Union node index.
+    union: usize,
+    /// Which hand (right is the main hand, left the off hand).
+    arm: Arm,
+    /// A partner node (or a partner copy): follows the partner's hands.
+    partner: bool,
+    /// The stack last shown.
+    shown: Option<ItemStack>,
+}
+
+/// Put this on a player who rides something: playbacks whose `ride` stop
+/// condition is on stop. emoted's default world has nothing to ride; a
+/// host game that adds mounts sets it.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct Riding;
 
 /// The stop conditions watched on one participant of a playback: what was
 /// observed since the last tick, checked and reset every tick.
@@ -945,6 +968,28 @@ fn prepare_playback(
         .animation()
         .map_or(180.0, |a| a.settings.rotation_deadzone_degrees);
     let union_len = union_ids.len();
+    let hands = kinds
+        .iter()
+        .enumerate()
+        .filter_map(|(union, kind)| match kind {
+            NodeKind::Item {
+                content: ItemContent::ParticipantHand(arm),
+                ..
+            } => Some(HandDisplay {
+                union,
+                arm: *arm,
+                partner: union_ids[union].ends_with("@partner")
+                    || animations.values().any(|a| match &*a.file {
+                        EmoteFile::Animation(f) => f
+                            .node(&union_ids[union])
+                            .is_some_and(|n| n.space == Space::Partner),
+                        EmoteFile::Sequence(_) => false,
+                    }),
+                shown: None,
+            }),
+            _ => None,
+        })
+        .collect();
     Ok(Prepared {
         playback: ActiveEmote {
             emote: request.emote.clone(),
@@ -970,6 +1015,7 @@ fn prepare_playback(
                 SpaceRoots::SOLO
             },
             duo,
+            hands,
         },
         kinds,
         hidden: player_settings.hidden,
@@ -1222,17 +1268,72 @@ fn end_emotes_of_dead_players(
     }
 }
 
+/// Shows in each `participant_hand` display the item its participant holds
+/// now (right arm: the selected hotbar slot; left arm: the off hand), and
+/// follows it when it changes.
+#[allow(clippy::type_complexity)]
+fn follow_held_items(
+    mut initiators: Query<(&mut ActiveEmote, &Inventory, &HeldItem)>,
+    others: Query<(&Inventory, &HeldItem), Without<ActiveEmote>>,
+    mut items: Query<&mut valence::entity::item_display::Item>,
+) {
+    for (mut playback, inventory, held) in &mut initiators {
+        let playback = &mut *playback;
+        let partner = playback
+            .duo
+            .as_ref()
+            .and_then(Duo::partner)
+            .and_then(|p| others.get(p).ok());
+        for hand in &mut playback.hands {
+            let (inventory, held) = match (hand.partner, partner) {
+                (true, Some(p)) => p,
+                _ => (inventory, held),
+            };
+            let slot = match hand.arm {
+                Arm::Right => held.slot(),
+                Arm::Left => OFF_HAND_SLOT,
+            };
+            // The player inventory has 46 slots; `slot` panics past them.
+            if slot >= inventory.slot_count() {
+                continue;
+            }
+            let stack = inventory
+                .slot(slot)
+                .cloned()
+                .unwrap_or_else(|| ItemStack::new(ItemKind::Air, 1, None));
+            if hand.shown.as_ref() == Some(&stack) {
+                continue;
+            }
+            let Some(entity) = playback.displays.get(hand.union).copied().flatten() else {
+                continue;
+            };
+            if let Ok(mut item) = items.get_mut(entity) {
+                item.0 = stack.clone();
+                hand.shown = Some(stack);
+            }
+        }
+    }
+}
+
+/// The player inventory slot of the off hand.
+const OFF_HAND_SLOT: u16 = 45;
+
 /// Collects what the stop conditions need from this tick's events.
 fn observe_players(
     mut movements: EventReader<MovementEvent>,
     mut interactions: EventReader<InteractEntityEvent>,
     mut damaged: EventReader<PlayerDamagedEvent>,
-    mut players: Query<(&mut StopWatch, &Position, &VisibleChunkLayer)>,
+    mut players: Query<(
+        &mut StopWatch,
+        &Position,
+        &VisibleChunkLayer,
+        Option<&Riding>,
+    )>,
     changed_modes: Query<Entity, Changed<GameMode>>,
     layers: Query<&ChunkLayer>,
 ) {
     for movement in movements.iter() {
-        if let Ok((mut watch, _, _)) = players.get_mut(movement.client) {
+        if let Ok((mut watch, ..)) = players.get_mut(movement.client) {
             watch.observed.horizontal_position = [movement.position.x, movement.position.z];
             // Vanilla's jump test: was on the ground, now is not, and moved up.
             if movement.old_on_ground
@@ -1248,18 +1349,18 @@ fn observe_players(
             continue;
         }
         // Swinging at any entity is attacking, hurt or not.
-        if let Ok((mut watch, _, _)) = players.get_mut(interaction.client) {
+        if let Ok((mut watch, ..)) = players.get_mut(interaction.client) {
             watch.observed.attacked = true;
         }
     }
     // Damage is what the combat rules really dealt.
     for hit in damaged.iter() {
-        if let Ok((mut watch, _, _)) = players.get_mut(hit.victim) {
+        if let Ok((mut watch, ..)) = players.get_mut(hit.victim) {
             watch.observed.damaged = true;
         }
     }
     for entity in &changed_modes {
-        if let Ok((mut watch, _, _)) = players.get_mut(entity) {
+        if let Ok((mut watch, ..)) = players.get_mut(entity) {
             // The component is "changed" on the tick the player joined too;
             // only count changes after the watch began.
             if watch.age_ticks > 0 {
@@ -1267,7 +1368,8 @@ fn observe_players(
             }
         }
     }
-    for (mut watch, position, layer) in &mut players {
+    for (mut watch, position, layer, riding) in &mut players {
+        watch.observed.riding = riding.is_some();
         // Eyes at 1.62 blocks above the feet, as a standing player's.
         let eye = position.0 + DVec3::new(0.0, 1.62, 0.0);
         let block = BlockPos::new(

@@ -559,6 +559,7 @@ const STEP_KINDS = [
   'clear_controls',
   'swing',
   'attack',
+  'set_slot',
   'swap_hands',
   'block_at',
   'position',
@@ -703,6 +704,15 @@ async function runStep (step, remainingMs) {
       const target = bot.players[arg] && bot.players[arg].entity
       if (!target) throw new Error(`attack: no player entity named ${arg} in sight`)
       bot.attack(target)
+      return
+    }
+    case 'set_slot': {
+      // Creative mode only: puts an item (or nothing) in an inventory slot
+      // (36..44 is the hotbar; the selected one is the main hand).
+      const Item = require('prismarine-item')(bot.version)
+      const def = arg.item ? bot.registry.itemsByName[arg.item] : null
+      if (arg.item && !def) throw new Error(`set_slot: unknown item ${arg.item}`)
+      await bot.creative.setInventorySlot(arg.slot, def ? new Item(def.id, arg.count || 1) : null, 0)
       return
     }
     case 'swap_hands':

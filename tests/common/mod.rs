@@ -600,6 +600,9 @@ impl Plan {
     pub fn swing(self) -> Plan {
         self.step(json!({"swing": "right"}))
     }
+    pub fn set_slot(self, slot: u16, item: &str) -> Plan {
+        self.step(json!({ "set_slot": {"slot": slot, "item": item} }))
+    }
     pub fn attack(self, username: &str) -> Plan {
         self.step(json!({ "attack": username }))
     }
