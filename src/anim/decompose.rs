@@ -184,6 +184,44 @@ mod tests {
 
     use super::*;
 
+    /// A Sequence transition (and the client) at a quarter and half way:
+    /// translation (0,0,0)→(2,0,4), left rotation 0°→90° about Y, scale
+    /// 1→3, right rotation 0°→60° about X; values worked out by hand.
+    #[test]
+    fn interpolation_matches_hand_computed_values() {
+        let from = DisplayTransform::IDENTITY;
+        let to = DisplayTransform {
+            translation: Vec3::new(2.0, 0.0, 4.0),
+            left_rotation: Quat::from_rotation_y(90f32.to_radians()),
+            scale: Vec3::splat(3.0),
+            right_rotation: Quat::from_rotation_x(60f32.to_radians()),
+        };
+        let half = from.interpolate(&to, 0.5);
+        assert!(half.translation.abs_diff_eq(Vec3::new(1.0, 0.0, 2.0), 1e-6));
+        assert!(half.scale.abs_diff_eq(Vec3::splat(2.0), 1e-6));
+        // 45° about Y: (0, sin 22.5°, 0, cos 22.5°).
+        let (s, c) = (22.5f32.to_radians().sin(), 22.5f32.to_radians().cos());
+        assert!(half
+            .left_rotation
+            .abs_diff_eq(Quat::from_xyzw(0.0, s, 0.0, c), 1e-6));
+        // 30° about X: (sin 15°, 0, 0, cos 15°).
+        let (s, c) = (15f32.to_radians().sin(), 15f32.to_radians().cos());
+        assert!(half
+            .right_rotation
+            .abs_diff_eq(Quat::from_xyzw(s, 0.0, 0.0, c), 1e-6));
+        let quarter = from.interpolate(&to, 0.25);
+        assert!(quarter
+            .translation
+            .abs_diff_eq(Vec3::new(0.5, 0.0, 1.0), 1e-6));
+        assert!(quarter.scale.abs_diff_eq(Vec3::splat(1.5), 1e-6));
+        // The ends are the ends.
+        assert_eq!(from.interpolate(&to, 0.0).translation, Vec3::ZERO);
+        assert!(from
+            .interpolate(&to, 1.0)
+            .to_matrix()
+            .abs_diff_eq(to.to_matrix(), 1e-5));
+    }
+
     fn assert_round_trip(m: Mat4) {
         let d = DisplayTransform::from_matrix(&m);
         let back = d.to_matrix();

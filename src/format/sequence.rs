@@ -140,6 +140,74 @@ pub struct Participants {
     pub partner: Placement,
 }
 
+/// One line per step, as `/emote info` shows a Sequence: ids, weights as
+/// percentages of their step, repeats, transitions and waits; the branches
+/// of an `await_partner` step indented under it.
+pub fn describe_steps(steps: &[Step]) -> Vec<String> {
+    fn choice(emote: &EmoteChoice) -> String {
+        match emote {
+            EmoteChoice::Single(r) => r.id.to_string(),
+            EmoteChoice::Random(list) => {
+                let total: u32 = list.iter().map(|(_, w)| *w).sum::<u32>().max(1);
+                let parts: Vec<String> = list
+                    .iter()
+                    .map(|(c, w)| {
+                        let name = match c {
+                            Candidate::Animation(r) => r.id.to_string(),
+                            Candidate::Continue => "emote:continue".to_owned(),
+                            Candidate::Break => "emote:break".to_owned(),
+                        };
+                        format!("{name} {}%", f64::from(*w) * 100.0 / f64::from(total))
+                    })
+                    .collect();
+                format!("one of {}", parts.join(", "))
+            }
+        }
+    }
+    fn lines(steps: &[Step], indent: &str, out: &mut Vec<String>) {
+        for (i, step) in steps.iter().enumerate() {
+            let n = i + 1;
+            match step {
+                Step::Play {
+                    emote,
+                    repeat,
+                    transition_ticks,
+                } => {
+                    let mut line = format!("{indent}{n}. {}", choice(emote));
+                    if *repeat > 1 {
+                        line.push_str(&format!(" ×{repeat}"));
+                    }
+                    if *transition_ticks > 0 {
+                        line.push_str(&format!(", {transition_ticks}t transition"));
+                    }
+                    out.push(line);
+                }
+                Step::Wait { duration_ticks } => {
+                    out.push(format!("{indent}{n}. wait {duration_ticks}t"));
+                }
+                Step::AwaitPartner {
+                    offer,
+                    timeout_ticks,
+                    matched,
+                    timeout,
+                } => {
+                    out.push(format!(
+                        "{indent}{n}. offer {} and wait up to {timeout_ticks}t for a partner",
+                        offer.id
+                    ));
+                    out.push(format!("{indent}   when someone joins:"));
+                    lines(matched, &format!("{indent}     "), out);
+                    out.push(format!("{indent}   when nobody does:"));
+                    lines(timeout, &format!("{indent}     "), out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    lines(steps, "", &mut out);
+    out
+}
+
 /// A validated schema 4 Sequence, as read from a file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SequenceFile {
@@ -671,5 +739,64 @@ mod tests {
         for bad in ["~", "^ 0", "a b", "1 2 3"] {
             assert!(parse_rotation(bad).is_err(), "{bad}");
         }
+    }
+}
+
+#[cfg(test)]
+mod describe_tests {
+    use super::*;
+
+    fn reference(id: &str) -> AnimationRef {
+        AnimationRef {
+            id: EmoteId::parse(id).expect("id"),
+            pointer: String::new(),
+        }
+    }
+
+    #[test]
+    fn steps_read_as_a_player_would_want() {
+        let steps = vec![
+            Step::Play {
+                emote: EmoteChoice::Single(reference("a:sit")),
+                repeat: 1,
+                transition_ticks: 0,
+            },
+            Step::Play {
+                emote: EmoteChoice::Random(vec![
+                    (Candidate::Animation(reference("a:x")), 45),
+                    (Candidate::Animation(reference("a:y")), 45),
+                    (Candidate::Continue, 5),
+                    (Candidate::Break, 5),
+                ]),
+                repeat: 6,
+                transition_ticks: 5,
+            },
+            Step::Wait { duration_ticks: 20 },
+        ];
+        assert_eq!(
+            describe_steps(&steps),
+            vec![
+                "1. a:sit".to_owned(),
+                "2. one of a:x 45%, a:y 45%, emote:continue 5%, emote:break 5% ×6, 5t transition"
+                    .to_owned(),
+                "3. wait 20t".to_owned(),
+            ]
+        );
+        let duo = vec![Step::AwaitPartner {
+            offer: reference("a:offer"),
+            timeout_ticks: 200,
+            matched: vec![Step::Wait { duration_ticks: 3 }],
+            timeout: vec![Step::Wait { duration_ticks: 4 }],
+        }];
+        assert_eq!(
+            describe_steps(&duo),
+            vec![
+                "1. offer a:offer and wait up to 200t for a partner".to_owned(),
+                "   when someone joins:".to_owned(),
+                "     1. wait 3t".to_owned(),
+                "   when nobody does:".to_owned(),
+                "     1. wait 4t".to_owned(),
+            ]
+        );
     }
 }

@@ -1115,13 +1115,14 @@ fn info(library: &Library, id: &str, perms: &PlayerPermissions) -> Text {
             }
         ),
         EmoteFile::Sequence(s) => format!(
-            "Sequence, {} steps{}",
-            s.steps.len(),
+            "Sequence{}, cooldown {} ticks:\n{}",
             if s.is_two_player() {
-                ", for two players"
+                " for two players"
             } else {
                 ""
-            }
+            },
+            s.settings.cooldown_ticks,
+            crate::format::sequence::describe_steps(&s.steps).join("\n")
         ),
     };
     let access = match perms.may_play(id, is_standalone(&loaded.file)) {
