@@ -7,9 +7,11 @@
 mod load_files;
 mod molang_eval;
 mod sample_tracks;
+mod schedule;
 
 criterion::criterion_main!(
     load_files::benches,
     molang_eval::benches,
-    sample_tracks::benches
+    sample_tracks::benches,
+    schedule::benches
 );
