@@ -3,8 +3,8 @@
 //! with the matched branch played (partner copies included), the timeout
 //! branch when nobody joins, and a partner who disconnects mid-Sequence.
 //!
-//! The bundled handshake is used with a short timeout (a copy in a
-//! temporary folder), so the tests do not wait ten seconds.
+//! The bundled handshake is played as shipped, except for the timeout test,
+//! which uses a copy with a short timeout so it does not wait ten seconds.
 
 mod common;
 
@@ -59,8 +59,8 @@ fn teleports(run: &BotRun) -> Vec<(f64, f64, f64, f64)> {
 
 #[test]
 fn a_second_player_joins_the_offer_and_both_play_the_matched_branch() {
-    let emotes = handshake_folder("200t");
-    let mut server = Server::start_with(&[emotes.path()]);
+    // The bundled files, as shipped.
+    let mut server = Server::start();
     // B stands 1.5 blocks in front of A's spot, facing A (north, yaw 180).
     let bob = server
         .bot("bob")
@@ -206,8 +206,7 @@ fn nobody_joins_so_the_timeout_branch_plays() {
 
 #[test]
 fn a_partner_who_disconnects_ends_the_sequence_cleanly() {
-    let emotes = handshake_folder("200t");
-    let mut server = Server::start_with(&[emotes.path()]);
+    let mut server = Server::start();
     let bob = server
         .bot("bob")
         .wait_spawn()

@@ -154,3 +154,44 @@ fn a_linear_sequence_plays_its_segments_with_a_transition_between() {
     );
     server.assert_log_clean();
 }
+
+#[test]
+fn the_bundled_sit_session_plays_to_its_end() {
+    let mut server = Server::start();
+    let run = server
+        .bot("sitter")
+        .timeout_ms(60_000)
+        .wait_spawn()
+        .chat("/emote play example:sit_session")
+        .wait_for(json!({"event": "entity_destroy"}), 1, 40_000)
+        .wait_ms(300)
+        .disconnect()
+        .run();
+    run.assert_ok();
+    // sit_down, the idles and stand_up share their body; sit_idle_b adds a
+    // book: 9 displays for the union, spawned once and all removed at the end.
+    let displays: Vec<i32> = run
+        .spawned()
+        .iter()
+        .filter(|s| {
+            s.entity_type
+                .as_deref()
+                .is_some_and(|t| t.ends_with("_display"))
+        })
+        .map(|s| s.entity_id)
+        .collect();
+    assert_eq!(displays.len(), 9, "{}", run.describe());
+    let destroyed = run.destroyed();
+    assert!(displays.iter().all(|id| destroyed.contains(id)));
+    // The book is hidden (scale 0) while the Animation playing has no book:
+    // it is never drawn before the first idle, so its first scale is 0.
+    let book = run
+        .spawned_of("item_display")
+        .into_iter()
+        .find(|s| run.merged_fields(s.entity_id)["item"]["id"] == "minecraft:book")
+        .expect("the book display");
+    let first = display_updates(&run, book.entity_id);
+    let (_, scale) = first.first().expect("the book got a transformation");
+    assert_eq!(*scale, Vec3::ZERO, "the book showed during sit_down");
+    server.assert_log_clean();
+}

@@ -1,17 +1,26 @@
-//! Playing Animations for players with display entities.
+//! Playing Animations and Sequences for players with display entities.
 //!
-//! One [`ActiveEmote`] lives on the player entity while an emote plays. Each
-//! display node gets one display entity that stays where the root was placed
+//! One [`ActiveEmote`] lives on the (initiating) player entity while an
+//! emote plays. Each display node of the union of its Animations gets one
+//! display entity, spawned once, that stays where the root was placed
 //! (1.20.1 snaps entity moves); the whole pose goes in its transformation,
 //! `T · R_left · S · R_right`, decomposed from the node's matrix turned by the
 //! root's yaw. Every update re-sends `start_interpolation` 0 with an
-//! `interpolation_duration` of one tick (the time until the next update).
-//! A hidden node is drawn at scale 0.
+//! `interpolation_duration` of one tick (the time until the next update);
+//! of the transformation only the fields that changed are written, and a
+//! node that did not move sends nothing. A hidden node is drawn at scale 0.
 //!
-//! Roots: `initiator`, `partner` and `scene` all use the player's feet where
-//! the emote started (standalone playback); the root turns with the player's
-//! yaw through the rotation deadzone. Minecraft yaw 0 faces +Z, and emote
-//! space faces +Z too, so the root rotation is `R_y(−yaw)`.
+//! Roots: all spaces start at the player's feet and yaw where the emote
+//! started. `initiator` (and `partner` in a solo playback) turn with the
+//! player's yaw through the rotation deadzone; `scene` stays as it started.
+//! After a two-player match the initiator and partner roots are where
+//! `participants` placed them ([`crate::server::duo`]). Minecraft yaw 0
+//! faces +Z, and emote space faces +Z too, so a root rotation is `R_y(−yaw)`.
+//!
+//! A Sequence plays as segments ([`crate::playback::sequence`]): one cycle
+//! of an Animation each, holds for `wait` steps and loop delays, and
+//! transitions that move the shown nodes from the last pose to the next
+//! Animation's first pose as the client would interpolate them.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -451,6 +460,11 @@ pub struct ActiveEmote {
     pub(crate) duo: Option<Duo>,
     /// Item displays that show what a participant holds.
     hands: Vec<HandDisplay>,
+    /// Per union node: a `scene` node, placed where the emote started and
+    /// not turned with the player afterwards.
+    scene_nodes: Vec<bool>,
+    /// The root rotation when the playback started (for `scene` nodes).
+    scene_root: Mat4,
 }
 
 /// An `item_source: participant_hand` display and what it shows now.
@@ -968,6 +982,15 @@ fn prepare_playback(
         .animation()
         .map_or(180.0, |a| a.settings.rotation_deadzone_degrees);
     let union_len = union_ids.len();
+    let scene_nodes = union_ids
+        .iter()
+        .map(|id| {
+            animations.values().any(|a| match &*a.file {
+                EmoteFile::Animation(f) => f.node(id).is_some_and(|n| n.space == Space::Scene),
+                EmoteFile::Sequence(_) => false,
+            })
+        })
+        .collect();
     let hands = kinds
         .iter()
         .enumerate()
@@ -1016,6 +1039,8 @@ fn prepare_playback(
             },
             duo,
             hands,
+            scene_nodes,
+            scene_root: Mat4::from_quat(Quat::from_rotation_y(-yaw_degrees.to_radians())),
         },
         kinds,
         hidden: player_settings.hidden,
@@ -1632,6 +1657,12 @@ fn send_pose(
 ) {
     for (i, entity) in playback.displays.iter().enumerate() {
         let Some(entity) = entity else { continue };
+        // `scene` nodes stay as the scene started; the rest turn with the root.
+        let root = if playback.scene_nodes.get(i).copied().unwrap_or(false) {
+            playback.scene_root
+        } else {
+            root
+        };
         let transform = match playback.frame.get(i).copied().flatten() {
             Some(matrix) => DisplayTransform::from_matrix(&(root * matrix)),
             // Hidden: drawn at scale 0 where it last was.
@@ -1646,13 +1677,25 @@ fn send_pose(
         playback.last_sent[i] = Some(transform);
         if let Ok((mut t, mut l, mut s, mut r, mut start, mut duration)) = displays.get_mut(*entity)
         {
-            t.0 = transform.translation;
-            l.0 = transform.left_rotation;
-            s.0 = transform.scale;
-            r.0 = transform.right_rotation;
+            // Only the fields that changed go out (the client keeps the
+            // others and interpolates the whole transformation).
+            if t.0 != transform.translation {
+                t.0 = transform.translation;
+            }
+            if l.0 != transform.left_rotation {
+                l.0 = transform.left_rotation;
+            }
+            if s.0 != transform.scale {
+                s.0 = transform.scale;
+            }
+            if r.0 != transform.right_rotation {
+                r.0 = transform.right_rotation;
+            }
             // Always re-sent, so the client measures progress from now.
             start.0 = 0;
-            duration.0 = 1;
+            if duration.0 != 1 {
+                duration.0 = 1;
+            }
         }
     }
 }

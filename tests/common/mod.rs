@@ -1307,9 +1307,44 @@ pub fn follows_sample(updates: &[(Mat4, Vec3)], node: &[(bool, Mat4)]) -> bool {
     true
 }
 
+/// The transformation a client holds for a display after each update the
+/// server made, as (matrix, scale). An update is a metadata packet with
+/// `start_interpolation` (the server re-sends it with every update; the
+/// spawn packet has none). Fields a packet leaves out keep their last
+/// value, those of the spawn packet included; before any, the entity
+/// defaults (no translation, scale 1, no rotation), as the client does.
 pub fn display_updates(run: &BotRun, entity_id: i32) -> Vec<(Mat4, Vec3)> {
-    run.metadata_of(entity_id)
-        .into_iter()
-        .filter_map(client_matrix)
-        .collect()
+    let mut t = [0.0; 3];
+    let mut s = [1.0; 3];
+    let mut l = [0.0, 0.0, 0.0, 1.0];
+    let mut r = [0.0, 0.0, 0.0, 1.0];
+    let mut out = Vec::new();
+    for meta in run.metadata_of(entity_id) {
+        if let Some(v) = meta.vec3("translation") {
+            t = v;
+        }
+        if let Some(v) = meta.vec3("scale") {
+            s = v;
+        }
+        if let Some(v) = meta.quat("left_rotation") {
+            l = v;
+        }
+        if let Some(v) = meta.quat("right_rotation") {
+            r = v;
+        }
+        if meta.int("start_interpolation").is_some() {
+            let f = |a: [f64; 3]| Vec3::new(a[0] as f32, a[1] as f32, a[2] as f32);
+            let q =
+                |a: [f64; 4]| Quat::from_xyzw(a[0] as f32, a[1] as f32, a[2] as f32, a[3] as f32);
+            let scale = f(s);
+            out.push((
+                Mat4::from_translation(f(t))
+                    * Mat4::from_quat(q(l))
+                    * Mat4::from_scale(scale)
+                    * Mat4::from_quat(q(r)),
+                scale,
+            ));
+        }
+    }
+    out
 }
