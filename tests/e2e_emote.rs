@@ -85,6 +85,7 @@ fn playing_an_emote_spawns_its_displays_with_the_sampled_poses() {
     // for one of the file's display nodes (the bot faced yaw 0, so the root is not turned).
     let sample = sampled(GUITAR_FILE, 40);
     let mut moving = 0;
+    let mut stretched = 0;
     for spawned in run.spawned().iter().filter(|s| {
         s.entity_type
             .as_deref()
@@ -97,8 +98,15 @@ fn playing_an_emote_spawns_its_displays_with_the_sampled_poses() {
             "entity {} got no transformation",
             spawned.entity_id
         );
-        if updates.len() >= 10 {
+        if updates.len() >= 3 {
             moving += 1;
+        }
+        if run
+            .metadata_of(spawned.entity_id)
+            .iter()
+            .any(|m| m.int("interpolation_duration").is_some_and(|d| d > 1))
+        {
+            stretched += 1;
         }
         let matching: Vec<&String> = sample
             .iter()
@@ -115,7 +123,9 @@ fn playing_an_emote_spawns_its_displays_with_the_sampled_poses() {
             spawned.entity_type
         );
         // Each update re-arms the client's interpolation: start 0, and the
-        // duration the client holds (sent once, kept after) is one tick.
+        // duration the client holds (sent when it changes, kept after) is
+        // at least one tick: one for per-tick motion, longer for a stretch
+        // the client interpolates by itself (the scheduler).
         // Only changed fields are sent, so the spawn packet's and earlier
         // values carry over.
         let mut duration = None;
@@ -123,7 +133,7 @@ fn playing_an_emote_spawns_its_displays_with_the_sampled_poses() {
             duration = meta.int("interpolation_duration").or(duration);
             if let Some(start) = meta.int("start_interpolation") {
                 assert_eq!(start, 0);
-                assert_eq!(duration, Some(1));
+                assert!(duration.is_some_and(|d| d >= 1), "{duration:?}");
             } else {
                 assert!(
                     meta.vec3("translation").is_none() || duration.is_none(),
@@ -133,10 +143,9 @@ fn playing_an_emote_spawns_its_displays_with_the_sampled_poses() {
         }
     }
 
-    assert!(
-        moving >= 2,
-        "only {moving} displays were animated tick by tick"
-    );
+    assert!(moving >= 2, "only {moving} displays were animated");
+    // The scheduler sent some motion as one update over several ticks.
+    assert!(stretched >= 1, "no update covered more than one tick");
 
     // `/emote stop` removes every display.
     let destroyed = run.destroyed();

@@ -178,7 +178,9 @@ fn check_finite(value: f64, what: &str) -> Result<(), SampleError> {
 }
 
 /// The Molang state of one playback: variables, random source and queries.
-#[derive(Debug)]
+/// A clone continues exactly as the original would (the server samples a
+/// cycle ahead on a clone to plan display updates).
+#[derive(Clone, Debug)]
 pub struct MolangState {
     /// `v.*` and `t.*` values.
     pub session: Session,

@@ -79,18 +79,21 @@ pub struct EmoteCommandsPlugin;
 
 impl Plugin for EmoteCommandsPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<CommandRateLimits>().add_systems(
-            Update,
-            (
-                apply_operator_list,
-                send_command_trees,
-                handle_commands,
-                answer_completions,
-                forget_rate_limits_of_leavers,
-            )
-                .chain()
-                .before(crate::server::emote::EmotePlaybackSet),
-        );
+        app.init_resource::<CommandRateLimits>()
+            // Registered by the reload plugin too; here so commands work without it.
+            .add_event::<ReloadRequest>()
+            .add_systems(
+                Update,
+                (
+                    apply_operator_list,
+                    send_command_trees,
+                    handle_commands,
+                    answer_completions,
+                    forget_rate_limits_of_leavers,
+                )
+                    .chain()
+                    .before(crate::server::emote::EmotePlaybackSet),
+            );
     }
 }
 

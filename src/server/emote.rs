@@ -22,7 +22,7 @@
 //! transitions that move the shown nodes from the last pose to the next
 //! Animation's first pose as the client would interpolate them.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -53,6 +53,7 @@ use crate::format::settings::PlaybackMode;
 use crate::format::snbt::as_number;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::{CompiledAnimation, MolangState};
+use crate::playback::schedule::{update_at, DisplayUpdate, Planner, Tolerance};
 use crate::playback::sequence::{self, Segment, StepRng};
 use crate::playback::{
     Clock, ClockStep, Cooldowns, PlayerObservation, StopMonitor, StopReason, YawFollower,
@@ -69,6 +70,7 @@ impl Plugin for EmotePlaybackPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<EmoteCooldowns>()
             .init_resource::<crate::server::duo::JoinedThisTick>()
+            .init_resource::<PlanCache>()
             .add_event::<EmoteCommandEvent>()
             .add_event::<PlayEmoteRequest>()
             .add_event::<StopEmoteRequest>()
@@ -175,6 +177,18 @@ pub struct EmoteEndedEvent {
     pub emote: EmoteId,
     /// Why.
     pub reason: EndReason,
+}
+
+/// How display transformations are sent.
+#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DisplayUpdatePolicy {
+    /// One update per stretch the client can interpolate within tolerance
+    /// ([`crate::playback::schedule`]), per-tick where it cannot.
+    #[default]
+    Scheduled,
+    /// Every changed node every tick, with a one-tick interpolation (the
+    /// naive baseline `emoted loadtest --per-tick` measures).
+    PerTick,
 }
 
 /// Cooldowns by player UUID and emote id.
@@ -339,6 +353,80 @@ impl Playing {
             step.advancing,
             &mut self.pose,
         )?;
+        self.frame_of_pose(roots, frame);
+        Ok(step)
+    }
+
+    /// True when nothing but the timeline decides this Animation's poses
+    /// (no Molang at all): every cycle of every playback is the same, so
+    /// one plan serves them all.
+    fn is_pure(&self) -> bool {
+        self.compiled.expressions.is_empty()
+            && self.compiled.initialize.is_none()
+            && self.compiled.tick.is_none()
+    }
+
+    /// Plans the display updates of the cycle that just started (its tick 0
+    /// was sampled into `self.pose`): the rest of the cycle is sampled on a
+    /// copy of this playback (same clock, same Molang state, so the same
+    /// poses), and each rig node's updates are planned over it, in the
+    /// emote frame with `roots` applied. `None` where the path cannot be
+    /// known ahead (`server_sync` follows the wall clock).
+    fn plan_cycle(
+        &self,
+        roots: &SpaceRoots,
+        planner: &mut Planner,
+    ) -> Option<Vec<Vec<DisplayUpdate>>> {
+        let animation = self.animation()?;
+        if animation.settings.playback.mode == PlaybackMode::ServerSync {
+            return None;
+        }
+        let nodes = self.compiled.rig.nodes.len();
+        let mut copy = Playing {
+            id: self.id.clone(),
+            file: Arc::clone(&self.file),
+            compiled: Arc::clone(&self.compiled),
+            clock: self.clock.clone(),
+            molang: self.molang.clone(),
+            pose: self.pose.clone(),
+            // One slot per rig node: the copy writes rig order.
+            rig_to_union: (0..nodes).collect(),
+            rig_to_mirror: vec![usize::MAX; nodes],
+            spaces: self.spaces.clone(),
+            loops_in_sequence: false,
+            stop_fired: false,
+        };
+        let solo = SpaceRoots {
+            mirror: false,
+            ..*roots
+        };
+        let mut frame = vec![None; nodes];
+        copy.frame_of_pose(&solo, &mut frame);
+        let mut frames: Vec<Vec<Option<Mat4>>> = frame.iter().map(|f| vec![*f]).collect();
+        let duration = animation.timeline.duration_ticks;
+        for expected in 1..=duration {
+            let step = copy.step(0, &mut frame, &solo).ok()?;
+            if step.position_ticks != expected {
+                break; // a loop wraps to 0, or a delay holds the end
+            }
+            for (node, f) in frames.iter_mut().zip(&frame) {
+                node.push(*f);
+            }
+        }
+        Some(
+            frames
+                .iter()
+                .map(|node| {
+                    let mut out = Vec::new();
+                    planner.plan_into(node, Tolerance::default(), &mut out);
+                    out
+                })
+                .collect(),
+        )
+    }
+
+    /// Writes the current pose into `frame`, by union index.
+    fn frame_of_pose(&self, roots: &SpaceRoots, frame: &mut [Option<Mat4>]) {
         frame.fill(None);
         for (i, (rig_node, pose)) in self
             .compiled
@@ -368,7 +456,6 @@ impl Playing {
                 }
             }
         }
-        Ok(step)
     }
 
     /// The pose of this Animation's first tick, computed on a copy of its
@@ -398,6 +485,16 @@ impl Playing {
         }
         frame
     }
+}
+
+/// The planned display updates of the cycle playing now.
+struct CycleSchedule {
+    /// Per rig node of the playing Animation, its updates over the cycle
+    /// (timeline ticks); shared between playbacks of a pure Animation.
+    plans: Arc<Vec<Vec<DisplayUpdate>>>,
+    /// The timeline position whose updates were last sent (a held position
+    /// sends nothing more).
+    last_position: Option<u32>,
 }
 
 /// What a playback is doing this tick.
@@ -465,6 +562,15 @@ pub struct ActiveEmote {
     scene_nodes: Vec<bool>,
     /// The root rotation when the playback started (for `scene` nodes).
     scene_root: Mat4,
+    /// The planned updates of the current cycle (`None`: per tick).
+    schedule: Option<CycleSchedule>,
+    /// The timeline position of this tick (for the schedule).
+    position_ticks: Option<u32>,
+    /// The root yaw the schedule's updates were turned by; a turn drops
+    /// the schedule for the rest of the cycle.
+    scheduled_yaw: Option<f32>,
+    /// A cycle started this tick (plan it).
+    cycle_started: bool,
 }
 
 /// An `item_source: participant_hand` display and what it shows now.
@@ -1041,6 +1147,10 @@ fn prepare_playback(
             hands,
             scene_nodes,
             scene_root: Mat4::from_quat(Quat::from_rotation_y(-yaw_degrees.to_radians())),
+            schedule: None,
+            position_ticks: None,
+            scheduled_yaw: None,
+            cycle_started: false,
         },
         kinds,
         hidden: player_settings.hidden,
@@ -1421,18 +1531,14 @@ fn advance_emotes(
         &mut EntityLayerId,
         Option<&mut StopWatch>,
     )>,
-    mut displays: Query<(
-        &mut Translation,
-        &mut LeftRotation,
-        &mut Scale,
-        &mut RightRotation,
-        &mut StartInterpolation,
-        &mut InterpolationDuration,
-    )>,
+    mut displays: DisplayQuery,
     mut ended: EventWriter<EmoteEndedEvent>,
     mut commands_out: EventWriter<EmoteCommandEvent>,
+    policy: Option<Res<DisplayUpdatePolicy>>,
+    mut plans: ResMut<PlanCache>,
 ) {
     let wall = wall_tick();
+    let policy = policy.map_or(DisplayUpdatePolicy::Scheduled, |p| *p);
     for (player, mut playback, look, mut client, mut layer, watch) in &mut players {
         let playback = &mut *playback;
         let mut end = None;
@@ -1443,9 +1549,11 @@ fn advance_emotes(
             end = advance_one(playback, wall, player, &mut commands_out);
         }
         if end.is_none() || end == Some(EndReason::Finished) {
+            if policy == DisplayUpdatePolicy::Scheduled {
+                plan_new_cycle(playback, &mut plans);
+            }
             let yaw = playback.yaw.step(look.yaw);
-            let root = Mat4::from_quat(Quat::from_rotation_y(-yaw.to_radians()));
-            send_pose(playback, root, &mut displays);
+            send_pose(playback, yaw, &mut displays);
         }
         if let Some(reason) = end {
             match &reason {
@@ -1480,6 +1588,8 @@ fn advance_one(
     player: Entity,
     out: &mut EventWriter<EmoteCommandEvent>,
 ) -> Option<EndReason> {
+    playback.position_ticks = None;
+    playback.cycle_started = false;
     match &mut playback.phase {
         Phase::Hold { left_ticks } => {
             *left_ticks = left_ticks.saturating_sub(1);
@@ -1517,6 +1627,8 @@ fn advance_one(
             if let Some(duo) = &mut playback.duo {
                 duo.offer_cycle_ended = step.loop_completed;
             }
+            playback.position_ticks = Some(step.position_ticks);
+            playback.cycle_started = step.cycle_started;
             if playback.current.clock.elapsed_ticks() == 1 {
                 queue_group(playback, EventGroup::Start, player, out);
             }
@@ -1641,28 +1753,162 @@ fn queue_group(
     queue_events(playback, list.iter(), player, out);
 }
 
-/// Writes each display's transformation when it changed.
-#[allow(clippy::type_complexity)]
-fn send_pose(
+/// Plans shared between playbacks: one per pure Animation (no Molang),
+/// keyed by its compiled form, plus the planner's buffers.
+#[derive(Resource, Default)]
+pub struct PlanCache {
+    shared: HashMap<usize, (Arc<CompiledAnimation>, Arc<Vec<Vec<DisplayUpdate>>>)>,
+    planner: Planner,
+}
+
+/// At most this many shared plans are kept (a reload makes new ones).
+const PLAN_CACHE_LIMIT: usize = 1024;
+
+/// When a cycle started this tick, plans its display updates (or takes the
+/// shared plan of a pure Animation). Two-player mirrors and `server_sync`
+/// stay per tick.
+fn plan_new_cycle(playback: &mut ActiveEmote, cache: &mut PlanCache) {
+    if !playback.cycle_started {
+        return;
+    }
+    playback.scheduled_yaw = None;
+    playback.schedule = None;
+    if playback.roots.mirror {
+        return;
+    }
+    let roots = playback.roots;
+    let current = &playback.current;
+    let plans = if current.is_pure() && roots == SpaceRoots::SOLO {
+        let key = Arc::as_ptr(&current.compiled) as usize;
+        match cache.shared.get(&key) {
+            Some((_, plans)) => Some(Arc::clone(plans)),
+            None => {
+                let plans = current.plan_cycle(&roots, &mut cache.planner).map(Arc::new);
+                if let Some(plans) = &plans {
+                    if cache.shared.len() >= PLAN_CACHE_LIMIT {
+                        cache.shared.clear();
+                    }
+                    cache
+                        .shared
+                        .insert(key, (Arc::clone(&current.compiled), Arc::clone(plans)));
+                }
+                plans
+            }
+        }
+    } else {
+        current.plan_cycle(&roots, &mut cache.planner).map(Arc::new)
+    };
+    playback.schedule = plans.map(|plans| CycleSchedule {
+        plans,
+        last_position: None,
+    });
+}
+
+type DisplayQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static mut Translation,
+        &'static mut LeftRotation,
+        &'static mut Scale,
+        &'static mut RightRotation,
+        &'static mut StartInterpolation,
+        &'static mut InterpolationDuration,
+    ),
+>;
+
+/// Writes one display's transformation: only the fields that changed, and
+/// always `start_interpolation` (so the client measures from now).
+fn write_transform(
+    displays: &mut DisplayQuery,
+    entity: Entity,
+    transform: &DisplayTransform,
+    duration_ticks: u32,
+) {
+    if let Ok((mut t, mut l, mut s, mut r, mut start, mut duration)) = displays.get_mut(entity) {
+        if t.0 != transform.translation {
+            t.0 = transform.translation;
+        }
+        if l.0 != transform.left_rotation {
+            l.0 = transform.left_rotation;
+        }
+        if s.0 != transform.scale {
+            s.0 = transform.scale;
+        }
+        if r.0 != transform.right_rotation {
+            r.0 = transform.right_rotation;
+        }
+        start.0 = 0;
+        let ticks = i32::try_from(duration_ticks).unwrap_or(i32::MAX);
+        if duration.0 != ticks {
+            duration.0 = ticks;
+        }
+    }
+}
+
+/// Sends this tick's display updates: from the cycle's plan when there is
+/// one (and the root has not turned since it began), else every node whose
+/// transformation changed, with a one-tick interpolation.
+fn send_pose(playback: &mut ActiveEmote, yaw_degrees: f32, displays: &mut DisplayQuery) {
+    let yaw = Quat::from_rotation_y(-yaw_degrees.to_radians());
+    let scene_yaw = Quat::from_mat4(&playback.scene_root);
+    if let (Some(position), Some(schedule)) = (playback.position_ticks, &mut playback.schedule) {
+        let steady = *playback.scheduled_yaw.get_or_insert(yaw_degrees) == yaw_degrees;
+        if steady {
+            if schedule.last_position != Some(position) {
+                schedule.last_position = Some(position);
+                let current = &playback.current;
+                for (rig_index, plan) in schedule.plans.iter().enumerate() {
+                    let Some(update) = update_at(plan, position) else {
+                        continue;
+                    };
+                    let Some(&union) = current.rig_to_union.get(rig_index) else {
+                        continue;
+                    };
+                    let Some(Some(entity)) = playback.displays.get(union).copied() else {
+                        continue;
+                    };
+                    let scene = playback.scene_nodes.get(union).copied().unwrap_or(false);
+                    let transform = update.turned(if scene { scene_yaw } else { yaw });
+                    write_transform(displays, entity, &transform, update.duration_ticks);
+                    playback.last_sent[union] = Some(transform);
+                }
+            }
+            // Nodes the playing Animation lacks stay hidden, per tick.
+            let covered: Vec<bool> = {
+                let mut covered = vec![false; playback.displays.len()];
+                for &u in &playback.current.rig_to_union {
+                    if let Some(c) = covered.get_mut(u) {
+                        *c = true;
+                    }
+                }
+                covered
+            };
+            send_per_tick(playback, yaw, scene_yaw, displays, Some(&covered));
+            return;
+        }
+        // The root turned mid-cycle: per tick until the next cycle.
+        playback.schedule = None;
+    }
+    send_per_tick(playback, yaw, scene_yaw, displays, None);
+}
+
+/// The per-tick policy, for every node (or only those `skip` leaves out).
+fn send_per_tick(
     playback: &mut ActiveEmote,
-    root: Mat4,
-    displays: &mut Query<(
-        &mut Translation,
-        &mut LeftRotation,
-        &mut Scale,
-        &mut RightRotation,
-        &mut StartInterpolation,
-        &mut InterpolationDuration,
-    )>,
+    yaw: Quat,
+    scene_yaw: Quat,
+    displays: &mut DisplayQuery,
+    skip: Option<&[bool]>,
 ) {
     for (i, entity) in playback.displays.iter().enumerate() {
         let Some(entity) = entity else { continue };
+        if skip.is_some_and(|s| s.get(i).copied().unwrap_or(false)) {
+            continue;
+        }
         // `scene` nodes stay as the scene started; the rest turn with the root.
-        let root = if playback.scene_nodes.get(i).copied().unwrap_or(false) {
-            playback.scene_root
-        } else {
-            root
-        };
+        let scene = playback.scene_nodes.get(i).copied().unwrap_or(false);
+        let root = Mat4::from_quat(if scene { scene_yaw } else { yaw });
         let transform = match playback.frame.get(i).copied().flatten() {
             Some(matrix) => DisplayTransform::from_matrix(&(root * matrix)),
             // Hidden: drawn at scale 0 where it last was.
@@ -1675,28 +1921,7 @@ fn send_pose(
             continue;
         }
         playback.last_sent[i] = Some(transform);
-        if let Ok((mut t, mut l, mut s, mut r, mut start, mut duration)) = displays.get_mut(*entity)
-        {
-            // Only the fields that changed go out (the client keeps the
-            // others and interpolates the whole transformation).
-            if t.0 != transform.translation {
-                t.0 = transform.translation;
-            }
-            if l.0 != transform.left_rotation {
-                l.0 = transform.left_rotation;
-            }
-            if s.0 != transform.scale {
-                s.0 = transform.scale;
-            }
-            if r.0 != transform.right_rotation {
-                r.0 = transform.right_rotation;
-            }
-            // Always re-sent, so the client measures progress from now.
-            start.0 = 0;
-            if duration.0 != 1 {
-                duration.0 = 1;
-            }
-        }
+        write_transform(displays, *entity, &transform, 1);
     }
 }
 

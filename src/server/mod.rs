@@ -7,6 +7,7 @@ pub mod config;
 pub mod dispatch;
 pub mod duo;
 pub mod emote;
+pub mod loadtest;
 pub mod functions;
 pub mod permissions;
 pub mod reload;

@@ -1,0 +1,322 @@
+//! `emoted loadtest`: the server's own tick, in-process, with N playbacks
+//! seen by M viewers and every packet really encoded (and compressed at the
+//! threshold a real connection uses), but no sockets.
+//!
+//! The method follows the published stress test of the leading Java
+//! implementation (`anchor-server-behaviour.md`, "Performance"), so the
+//! figures compare:
+//! - `max(N, M)` clients join the default flat world through valence's own
+//!   client code, each with a connection that only counts the bytes it is
+//!   given; all of them stand at the spawn, so every client views every
+//!   display (the worst case);
+//! - N of them play an emote: with `--emote`, that one; otherwise a mix of
+//!   the bundled looping emotes with at least 7 displays, each picked with
+//!   a chance proportional to its display count (so the mix averages about
+//!   15 displays per playback, as the anchor's 1,760 displays at N = 100),
+//!   shuffled with a fixed seed;
+//! - the playbacks start over the first 60 ticks (one every few ticks), so
+//!   they are at different timeline positions; then T ticks are measured;
+//! - each measured tick is one whole `App::update` (every system of the
+//!   server, not only the emote part); the report gives the mean, p50 and
+//!   p99 in milliseconds, and the bytes each viewer received per second;
+//! - `--per-tick` sends every changed node every tick with a one-tick
+//!   interpolation (what a naive server does), the baseline for the same
+//!   run.
+//!
+//! Keep-alives are disabled (no client would answer them); everything else
+//! runs as in `emoted serve`.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use valence::client::{ClientBundle, ClientBundleArgs, ClientConnection, ReceivedPacket};
+use valence::keepalive::KeepaliveSettings;
+use valence::network::NetworkPlugin;
+use valence::prelude::*;
+use valence::protocol::bytes::BytesMut;
+use valence::protocol::PacketEncoder;
+
+use crate::format::settings::PlaybackMode;
+use crate::format::{EmoteFile, EmoteId};
+use crate::library::Library;
+use crate::playback::StepRng;
+use crate::server::emote::{DisplayUpdatePolicy, EmoteDisplay, PlayEmoteRequest};
+use crate::server::EmoteFolders;
+
+/// Ticks over which the playbacks start, before measuring.
+pub const WARMUP_TICKS: u32 = 60;
+/// The compression threshold of a real connection (valence's default).
+const COMPRESSION_THRESHOLD: u32 = 256;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct LoadtestOptions {
+    /// Playbacks (N).
+    pub playbacks: usize,
+    /// Viewers (M).
+    pub viewers: usize,
+    /// Measured ticks (T).
+    pub ticks: u32,
+    /// One emote for every playback instead of the mix.
+    pub emote: Option<String>,
+    /// Send every changed node every tick (the naive baseline).
+    pub per_tick: bool,
+    /// Seed of the shuffle.
+    pub seed: u64,
+    /// Where the emotes come from.
+    pub emote_roots: Vec<PathBuf>,
+}
+
+/// The one JSON line `emoted loadtest` prints (DESIGN.md), plus what was sent.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LoadtestReport {
+    /// N.
+    pub playbacks: usize,
+    /// M.
+    pub viewers: usize,
+    /// T.
+    pub ticks: u32,
+    /// Mean milliseconds per tick.
+    pub mspt_mean: f64,
+    /// Median milliseconds per tick.
+    pub mspt_p50: f64,
+    /// 99th percentile milliseconds per tick.
+    pub mspt_p99: f64,
+    /// Bytes each viewer received per second, on average.
+    pub bytes_per_viewer_per_s: f64,
+    /// Display entities alive at the end.
+    pub entities: usize,
+    /// Whether the naive per-tick policy ran.
+    pub per_tick: bool,
+}
+
+/// Why a load test could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadtestError {
+    /// No emote to play.
+    #[error("no emote to play: {0}")]
+    NoEmote(String),
+    /// Nothing to do.
+    #[error("--playbacks, --viewers and --ticks must be at least 1")]
+    Empty,
+}
+
+/// A connection that counts what the server sends and never receives.
+struct CountingConnection {
+    bytes: Arc<AtomicU64>,
+}
+
+impl ClientConnection for CountingConnection {
+    fn try_send(&mut self, bytes: BytesMut) -> anyhow::Result<()> {
+        self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn try_recv(&mut self) -> anyhow::Result<Option<ReceivedPacket>> {
+        Ok(None)
+    }
+
+    fn len(&self) -> usize {
+        0
+    }
+}
+
+/// The emotes the mix picks from, with their weights (display counts).
+fn mix(library: &Library, only: Option<&str>) -> Result<Vec<(EmoteId, u32)>, LoadtestError> {
+    if let Some(id) = only {
+        let loaded = library
+            .get(id)
+            .ok_or_else(|| LoadtestError::NoEmote(format!("`{id}` is not loaded")))?;
+        let id = EmoteId::parse(id).map_err(|_| LoadtestError::NoEmote(id.to_owned()))?;
+        let weight = match &*loaded.file {
+            EmoteFile::Animation(a) => a.display_count() as u32,
+            EmoteFile::Sequence(_) => 1,
+        };
+        return Ok(vec![(id, weight.max(1))]);
+    }
+    let list: Vec<(EmoteId, u32)> = library
+        .iter()
+        .filter_map(|(id, loaded)| match &*loaded.file {
+            EmoteFile::Animation(a)
+                if a.settings.standalone
+                    && a.settings.playback.mode != PlaybackMode::Once
+                    && a.display_count() >= 7 =>
+            {
+                Some((id.clone(), a.display_count() as u32))
+            }
+            _ => None,
+        })
+        .collect();
+    if list.is_empty() {
+        return Err(LoadtestError::NoEmote(
+            "no looping standalone emote with 7 or more displays".into(),
+        ));
+    }
+    Ok(list)
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+/// Runs a load test and returns its report.
+pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
+    if options.playbacks == 0 || options.viewers == 0 || options.ticks == 0 {
+        return Err(LoadtestError::Empty);
+    }
+    let report = Library::load(&options.emote_roots);
+    let choices = mix(&report.library, options.emote.as_deref())?;
+
+    let mut app = App::new();
+    app.insert_resource(KeepaliveSettings {
+        period: Duration::from_secs(24 * 3600),
+    })
+    .insert_resource(EmoteFolders {
+        roots: options.emote_roots.clone(),
+    })
+    .insert_resource(if options.per_tick {
+        DisplayUpdatePolicy::PerTick
+    } else {
+        DisplayUpdatePolicy::Scheduled
+    })
+    .add_plugins(DefaultPlugins.build().disable::<NetworkPlugin>())
+    .add_plugins((
+        crate::server::world::FlatWorldPlugin,
+        crate::server::EmoteLibraryPlugin,
+        crate::server::commands::EmoteCommandsPlugin,
+        crate::server::emote::EmotePlaybackPlugin,
+        crate::server::dispatch::EmoteDispatchPlugin,
+        crate::server::combat::CombatPlugin,
+    ));
+    // Startup: the world and the library.
+    app.update();
+
+    let clients = options.playbacks.max(options.viewers);
+    let mut counters = Vec::with_capacity(clients);
+    let mut entities = Vec::with_capacity(clients);
+    for index in 0..clients {
+        let bytes = Arc::new(AtomicU64::new(0));
+        let mut enc = PacketEncoder::new();
+        enc.set_compression(Some(COMPRESSION_THRESHOLD));
+        let bundle = ClientBundle::new(ClientBundleArgs {
+            username: format!("load{index}"),
+            uuid: Uuid::from_u128(0x10AD_0000_0000_0000_0000_0000_0000_0000 + index as u128),
+            ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            properties: Vec::new(),
+            conn: Box::new(CountingConnection {
+                bytes: Arc::clone(&bytes),
+            }),
+            enc,
+        });
+        entities.push(app.world.spawn(bundle).id());
+        counters.push(bytes);
+    }
+    // Join: chunks, players, everything a client gets when it arrives.
+    app.update();
+
+    // Start the playbacks over the warm-up, shuffled with the seed.
+    let total_weight: u32 = choices.iter().map(|(_, w)| w).sum();
+    let mut rng = StepRng::new(options.seed);
+    let mut starts: Vec<(u32, Entity, EmoteId)> = (0..options.playbacks)
+        .map(|i| {
+            let mut ticket = rng.below(total_weight.max(1));
+            let emote = choices
+                .iter()
+                .find(|(_, w)| {
+                    if ticket < *w {
+                        true
+                    } else {
+                        ticket -= w;
+                        false
+                    }
+                })
+                .map_or_else(|| choices[0].0.clone(), |(id, _)| id.clone());
+            (rng.below(WARMUP_TICKS), entities[i], emote)
+        })
+        .collect();
+    starts.sort_by_key(|(tick, ..)| *tick);
+    let mut next = 0;
+    for tick in 0..WARMUP_TICKS {
+        while next < starts.len() && starts[next].0 <= tick {
+            let (_, client, emote) = &starts[next];
+            app.world.send_event(PlayEmoteRequest {
+                client: *client,
+                emote: emote.clone(),
+                bypass: true,
+                cooldown_multiplier: 1.0,
+            });
+            next += 1;
+        }
+        app.update();
+    }
+
+    let viewer_bytes = |counters: &[Arc<AtomicU64>]| -> u64 {
+        counters
+            .iter()
+            .take(options.viewers)
+            .map(|c| c.load(Ordering::Relaxed))
+            .sum()
+    };
+    let before = viewer_bytes(&counters);
+    let mut tick_ms = Vec::with_capacity(options.ticks as usize);
+    for _ in 0..options.ticks {
+        let start = Instant::now();
+        app.update();
+        tick_ms.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    let sent = viewer_bytes(&counters) - before;
+    let displays = app
+        .world
+        .query_filtered::<(), With<EmoteDisplay>>()
+        .iter(&app.world)
+        .count();
+
+    let mean = tick_ms.iter().sum::<f64>() / tick_ms.len() as f64;
+    tick_ms.sort_by(f64::total_cmp);
+    let seconds = f64::from(options.ticks) / 20.0;
+    Ok(LoadtestReport {
+        playbacks: options.playbacks,
+        viewers: options.viewers,
+        ticks: options.ticks,
+        mspt_mean: mean,
+        mspt_p50: percentile(&tick_ms, 50.0),
+        mspt_p99: percentile(&tick_ms, 99.0),
+        bytes_per_viewer_per_s: sent as f64 / options.viewers as f64 / seconds,
+        entities: displays,
+        per_tick: options.per_tick,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_pick_by_rank() {
+        let sorted: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&sorted, 50.0), 51.0);
+        assert_eq!(percentile(&sorted, 99.0), 99.0);
+        assert_eq!(percentile(&[], 50.0), 0.0);
+    }
+
+    #[test]
+    fn the_default_mix_is_looping_emotes_with_seven_or_more_displays() {
+        let roots = vec![PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/emotes"
+        ))];
+        let library = Library::load(&roots).library;
+        let list = mix(&library, None).expect("a mix");
+        assert!(list.iter().all(|(_, w)| *w >= 7));
+        assert!(list.iter().any(|(id, _)| id.as_str() == "example:guitar"));
+        assert!(mix(&library, Some("example:nope")).is_err());
+    }
+}
