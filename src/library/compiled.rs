@@ -104,6 +104,13 @@ impl CompiledAnimation {
         }
     }
 
+    /// True when every cycle of every playback samples the same poses: each
+    /// Molang program is [`Program::is_cycle_invariant`] (the session is
+    /// fresh at every cycle).
+    pub fn is_cycle_invariant(&self) -> bool {
+        self.initialize.iter().chain(&self.tick).chain(&self.expressions).all(Program::is_cycle_invariant)
+    }
+
     /// Fresh per-playback Molang state for this Animation.
     pub fn new_molang_state(&self, seed: u64) -> MolangState {
         MolangState {

@@ -178,6 +178,34 @@ impl Program {
         })
     }
 
+    /// True when, from a fresh session, the program's values depend only on
+    /// the timeline (`q.anim_time`, `q.anim_length`, `q.delta_time`,
+    /// `q.key_frame_lerp_time`) and on variables it or its Animation set:
+    /// no randomness, no `q.loop_count` or `q.life_time`, no player state.
+    /// Every cycle of every playback of such an Animation is then the same.
+    pub fn is_cycle_invariant(&self) -> bool {
+        // `q.any`/`q.all`/`q.approx_eq` and `c.*` (always unset) are pure.
+        let timeline = |s: &Scalar| {
+            matches!(
+                s,
+                Scalar::AnimTime
+                    | Scalar::AnimTimeTicks
+                    | Scalar::AnimLength
+                    | Scalar::DeltaTime
+                    | Scalar::KeyFrameLerpTime
+            )
+        };
+        self.is_deterministic()
+            && self.nodes.iter().all(|node| match node {
+                Node::Scalar(s) | Node::ScalarK(_, s, _) => timeline(s),
+                Node::Axis(..)
+                | Node::Item(..)
+                | Node::ItemNameAny(..)
+                | Node::Scoreboard(..) => false,
+                _ => true,
+            })
+    }
+
     /// The program's value when it reads nothing (no variables, queries or
     /// randomness) and folded to a constant at compile time, e.g. `1 + 2`;
     /// `None` otherwise.

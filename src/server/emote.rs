@@ -357,13 +357,11 @@ impl Playing {
         Ok(step)
     }
 
-    /// True when nothing but the timeline decides this Animation's poses
-    /// (no Molang at all): every cycle of every playback is the same, so
-    /// one plan serves them all.
+    /// True when nothing but the timeline decides this Animation's poses:
+    /// every cycle of every playback is the same, so one plan serves them
+    /// all.
     fn is_pure(&self) -> bool {
-        self.compiled.expressions.is_empty()
-            && self.compiled.initialize.is_none()
-            && self.compiled.tick.is_none()
+        self.compiled.is_cycle_invariant()
     }
 
     /// Plans the display updates of the cycle that just started (its tick 0
@@ -1753,8 +1751,9 @@ fn queue_group(
     queue_events(playback, list.iter(), player, out);
 }
 
-/// Plans shared between playbacks: one per pure Animation (no Molang),
-/// keyed by its compiled form, plus the planner's buffers.
+/// Plans shared between playbacks: one per Animation whose cycles are all
+/// alike ([`CompiledAnimation::is_cycle_invariant`]), keyed by its compiled
+/// form, plus the planner's buffers.
 #[derive(Resource, Default)]
 pub struct PlanCache {
     shared: HashMap<usize, (Arc<CompiledAnimation>, Arc<Vec<Vec<DisplayUpdate>>>)>,
