@@ -108,7 +108,11 @@ impl CompiledAnimation {
     /// Molang program is [`Program::is_cycle_invariant`] (the session is
     /// fresh at every cycle).
     pub fn is_cycle_invariant(&self) -> bool {
-        self.initialize.iter().chain(&self.tick).chain(&self.expressions).all(Program::is_cycle_invariant)
+        self.initialize
+            .iter()
+            .chain(&self.tick)
+            .chain(&self.expressions)
+            .all(Program::is_cycle_invariant)
     }
 
     /// Fresh per-playback Molang state for this Animation.

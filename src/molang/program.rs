@@ -198,10 +198,9 @@ impl Program {
         self.is_deterministic()
             && self.nodes.iter().all(|node| match node {
                 Node::Scalar(s) | Node::ScalarK(_, s, _) => timeline(s),
-                Node::Axis(..)
-                | Node::Item(..)
-                | Node::ItemNameAny(..)
-                | Node::Scoreboard(..) => false,
+                Node::Axis(..) | Node::Item(..) | Node::ItemNameAny(..) | Node::Scoreboard(..) => {
+                    false
+                }
                 _ => true,
             })
     }

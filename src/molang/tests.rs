@@ -661,7 +661,9 @@ fn cycle_invariance_is_about_randomness_and_what_a_program_reads() {
     };
     assert!(invariant("math.sin(q.anim_time * 90) * 5"));
     assert!(invariant("v.x = q.anim_time; return v.x * 2;"));
-    assert!(invariant("q.key_frame_lerp_time + q.anim_length + q.delta_time"));
+    assert!(invariant(
+        "q.key_frame_lerp_time + q.anim_length + q.delta_time"
+    ));
     assert!(!invariant("math.random(0, 1)"));
     assert!(!invariant("math.die_roll(2, 1, 6)"));
     assert!(!invariant("q.loop_count * 0.1"));

@@ -283,7 +283,10 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
-        assert!((f64::from(b) - 6_000.0).abs() <= 200.0, "b picked {b} times");
+        assert!(
+            (f64::from(b) - 6_000.0).abs() <= 200.0,
+            "b picked {b} times"
+        );
     }
 
     #[test]
@@ -365,7 +368,9 @@ mod tests {
         // Almost surely only controls were picked: the step adds nothing.
         for segments in [&with_continue, &with_break] {
             assert_eq!(segments.len(), 1, "{segments:?}");
-            assert!(matches!(&segments[0], Segment::Play { animation, .. } if *animation == id("a:z")));
+            assert!(
+                matches!(&segments[0], Segment::Play { animation, .. } if *animation == id("a:z"))
+            );
         }
     }
 

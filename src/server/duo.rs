@@ -39,7 +39,7 @@
 use std::collections::HashSet;
 
 use valence::entity::living::Health;
-use valence::math::{DVec3, Mat4, Quat, Vec3};
+use valence::math::{DVec3, Mat4, Quat};
 use valence::prelude::*;
 
 use crate::format::sequence::{Angle, Participants, Placement, PositionFrame, Step};
@@ -200,7 +200,7 @@ pub fn root_in_emote_frame(placed: &Placed, root: DVec3, root_yaw_degrees: f32) 
     let turn_back = Quat::from_rotation_y(root_yaw_degrees.to_radians());
     let local = turn_back * (placed.position - root).as_vec3();
     let relative_yaw = placed.yaw_degrees - root_yaw_degrees;
-    Mat4::from_translation(Vec3::from(local))
+    Mat4::from_translation(local)
         * Mat4::from_quat(Quat::from_rotation_y(-relative_yaw.to_radians()))
 }
 
@@ -285,7 +285,7 @@ fn clear_sight(layer: Option<&ChunkLayer>, from: DVec3, to: DVec3) -> bool {
     };
     sight_samples(from, to).all(|p| {
         let pos = BlockPos::new(p.x.floor() as i32, p.y.floor() as i32, p.z.floor() as i32);
-        layer.block(pos).map_or(true, |b| !b.state.is_opaque())
+        layer.block(pos).is_none_or(|b| !b.state.is_opaque())
     })
 }
 

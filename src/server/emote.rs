@@ -665,7 +665,7 @@ impl ActiveEmote {
             }
             _ => None,
         };
-        let mut rng = StepRng::new(self.seed ^ 0x5EED_0F_B7A4C4);
+        let mut rng = StepRng::new(self.seed ^ 0x5EED_0FB7_A4C4);
         let segments = sequence::resolve(steps, &loop_delay, &mut rng, true);
         self.queue = VecDeque::from(segments);
         self.start_next_segment()
@@ -1756,9 +1756,13 @@ fn queue_group(
 /// form, plus the planner's buffers.
 #[derive(Resource, Default)]
 pub struct PlanCache {
-    shared: HashMap<usize, (Arc<CompiledAnimation>, Arc<Vec<Vec<DisplayUpdate>>>)>,
+    shared: HashMap<usize, SharedPlan>,
     planner: Planner,
 }
+
+/// A shared plan and the compiled Animation it belongs to (kept alive so
+/// its address, the key, is never reused).
+type SharedPlan = (Arc<CompiledAnimation>, Arc<Vec<Vec<DisplayUpdate>>>);
 
 /// At most this many shared plans are kept (a reload makes new ones).
 const PLAN_CACHE_LIMIT: usize = 1024;

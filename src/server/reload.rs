@@ -29,7 +29,7 @@
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -162,11 +162,8 @@ fn forward_watcher(channel: Option<Res<WatcherChannel>>, mut requests: EventWrit
         return;
     };
     let mut changed = false;
-    loop {
-        match receiver.try_recv() {
-            Ok(()) => changed = true,
-            Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
-        }
+    while receiver.try_recv().is_ok() {
+        changed = true;
     }
     if changed {
         tracing::info!("files changed: reloading");
