@@ -34,19 +34,6 @@ fn handshake_folder(timeout: &str) -> TempDir {
     dir
 }
 
-/// Display entity ids this bot saw spawn.
-fn displays(run: &BotRun) -> Vec<i32> {
-    run.spawned()
-        .iter()
-        .filter(|s| {
-            s.entity_type
-                .as_deref()
-                .is_some_and(|t| t.ends_with("_display"))
-        })
-        .map(|s| s.entity_id)
-        .collect()
-}
-
 fn teleports(run: &BotRun) -> Vec<(f64, f64, f64, f64)> {
     run.events
         .iter()
@@ -150,8 +137,8 @@ fn a_second_player_joins_the_offer_and_both_play_the_matched_branch() {
 
     // Both saw the same displays: the union of offer, shake and close, plus
     // the partner copies of the mirrored Animations.
-    let seen = displays(&alice);
-    assert_eq!(seen.len(), displays(&bob).len());
+    let seen = alice.display_ids();
+    assert_eq!(seen.len(), bob.display_ids().len());
     // offer: 6 items + prompt; shake adds deal_text; the copies: 6 items.
     assert_eq!(seen.len(), 6 + 1 + 1 + 6, "{}", alice.describe());
     // Some display was drawn around bob (1.2 blocks in front of alice).
@@ -192,7 +179,7 @@ fn nobody_joins_so_the_timeout_branch_plays() {
         .disconnect()
         .run();
     run.assert_ok();
-    let seen = displays(&run);
+    let seen = run.display_ids();
     assert!(!seen.is_empty());
     let destroyed = run.destroyed();
     assert!(
@@ -247,7 +234,7 @@ fn a_partner_who_disconnects_ends_the_sequence_cleanly() {
         .run();
     alice.assert_ok();
     bob.wait().assert_ok();
-    let seen = displays(&alice);
+    let seen = alice.display_ids();
     let destroyed = alice.destroyed();
     assert!(!seen.is_empty());
     assert!(

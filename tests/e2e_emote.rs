@@ -201,16 +201,7 @@ fn another_player_sees_the_emote_and_sees_it_vanish_when_the_player_leaves() {
     alice.assert_ok();
     let bob = bob.wait();
     bob.assert_ok();
-    let displays: Vec<i32> = bob
-        .spawned()
-        .iter()
-        .filter(|s| {
-            s.entity_type
-                .as_deref()
-                .is_some_and(|t| t.ends_with("_display"))
-        })
-        .map(|s| s.entity_id)
-        .collect();
+    let displays: Vec<i32> = bob.display_ids();
     let expected = guitar_json()["nodes"]
         .as_object()
         .expect("nodes")

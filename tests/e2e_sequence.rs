@@ -62,16 +62,7 @@ fn a_linear_sequence_plays_its_segments_with_a_transition_between() {
     run.assert_ok();
 
     // One display per display node of the union, spawned once.
-    let displays: Vec<i32> = run
-        .spawned()
-        .iter()
-        .filter(|s| {
-            s.entity_type
-                .as_deref()
-                .is_some_and(|t| t.ends_with("_display"))
-        })
-        .map(|s| s.entity_id)
-        .collect();
+    let displays: Vec<i32> = run.display_ids();
     assert_eq!(displays.len(), 8, "{}", run.describe());
     let destroyed = run.destroyed();
     assert!(displays.iter().all(|id| destroyed.contains(id)));
@@ -170,16 +161,7 @@ fn the_bundled_sit_session_plays_to_its_end() {
     run.assert_ok();
     // sit_down, the idles and stand_up share their body; sit_idle_b adds a
     // book: 9 displays for the union, spawned once and all removed at the end.
-    let displays: Vec<i32> = run
-        .spawned()
-        .iter()
-        .filter(|s| {
-            s.entity_type
-                .as_deref()
-                .is_some_and(|t| t.ends_with("_display"))
-        })
-        .map(|s| s.entity_id)
-        .collect();
+    let displays: Vec<i32> = run.display_ids();
     assert_eq!(displays.len(), 9, "{}", run.describe());
     let destroyed = run.destroyed();
     assert!(displays.iter().all(|id| destroyed.contains(id)));

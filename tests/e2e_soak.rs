@@ -115,16 +115,7 @@ fn ten_players_emote_for_a_minute_through_two_reloads_and_leave_nothing_behind()
         .disconnect()
         .run();
     observer.assert_ok();
-    let left: Vec<_> = observer
-        .spawned()
-        .iter()
-        .filter(|s| {
-            s.entity_type
-                .as_deref()
-                .is_some_and(|t| t.ends_with("_display"))
-        })
-        .map(|s| s.entity_id)
-        .collect();
+    let left: Vec<_> = observer.display_ids();
     assert!(left.is_empty(), "displays left behind: {left:?}");
     assert!(started.elapsed() >= SOAK, "the soak ended early");
     server.assert_log_clean();

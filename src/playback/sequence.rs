@@ -26,25 +26,22 @@
 
 use crate::format::sequence::{Candidate, EmoteChoice, Step};
 use crate::format::EmoteId;
+use crate::molang::MolangRng;
 
-/// A deterministic 64-bit generator (SplitMix64): tiny, seedable and good
-/// enough for picking steps.
+/// The seeded generator that picks steps: the same SplitMix64 as Molang's
+/// `math.random` ([`MolangRng`]), with a bounded draw.
 #[derive(Clone, Debug)]
-pub struct StepRng(u64);
+pub struct StepRng(MolangRng);
 
 impl StepRng {
     /// A generator from a seed.
     pub fn new(seed: u64) -> Self {
-        Self(seed)
+        Self(MolangRng::new(seed))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A uniform number in `0..bound` (`bound` ≥ 1), without modulo bias

@@ -882,6 +882,19 @@ impl BotRun {
     }
 
     /// Entity spawns of one type ("item_display", "player", ...).
+    /// Ids of every display entity (item, block, text) this bot saw spawn.
+    pub fn display_ids(&self) -> Vec<i32> {
+        self.spawned()
+            .iter()
+            .filter(|s| {
+                s.entity_type
+                    .as_deref()
+                    .is_some_and(|t| t.ends_with("_display"))
+            })
+            .map(|s| s.entity_id)
+            .collect()
+    }
+
     pub fn spawned_of(&self, entity_type: &str) -> Vec<&SpawnEntity> {
         self.spawned()
             .into_iter()
