@@ -148,6 +148,18 @@ fn a_second_player_joins_the_offer_and_both_play_the_matched_branch() {
             .any(|(matrix, scale)| scale.length() > 0.01 && (matrix.w_axis.z - 1.2).abs() < 0.6)
     });
     assert!(near_bob, "no partner copy was shown at bob's place");
+    // Skin-bound nodes wear their participant's head: alice's own nodes
+    // hers, the partner copies bob's (SkullOwner in the item's tag).
+    let owners: Vec<String> = seen
+        .iter()
+        .flat_map(|id| alice.metadata_of(*id))
+        .filter_map(|m| {
+            let owner = m.fields.get("item")?.get("nbt")?.get("SkullOwner")?;
+            owner.get("Name")?.as_str().map(str::to_owned)
+        })
+        .collect();
+    assert!(owners.iter().any(|n| n == "alice"), "{owners:?}");
+    assert!(owners.iter().any(|n| n == "bob"), "{owners:?}");
     // All of it is gone at the end, for both.
     for run in [&alice, &bob] {
         let destroyed = run.destroyed();

@@ -47,7 +47,7 @@ use valence::prelude::*;
 use crate::anim::{DisplayTransform, Pose};
 use crate::format::animation::AnimationFile;
 use crate::format::event::{CommandEvent, EventSource, OriginAnchor};
-use crate::format::node::{Arm, ItemContent, NodeKind, Space};
+use crate::format::node::{Arm, ItemContent, NodeKind, Participant, Space};
 use crate::format::sequence::Step;
 use crate::format::settings::PlaybackMode;
 use crate::format::snbt::as_number;
@@ -90,6 +90,7 @@ impl Plugin for EmotePlaybackPlugin {
                     observe_players,
                     advance_emotes,
                     follow_held_items,
+                    dress_skins,
                     crate::server::duo::run_offers,
                     crate::server::duo::watch_partners,
                     end_emotes_of_leaving_players,
@@ -555,6 +556,10 @@ pub struct ActiveEmote {
     pub(crate) duo: Option<Duo>,
     /// Item displays that show what a participant holds.
     hands: Vec<HandDisplay>,
+    /// Skin-bound item displays (union index) and whose head they wear.
+    skins: Vec<(usize, Participant)>,
+    /// The participants the skins were last dressed for (initiator, partner).
+    skins_dressed: Option<(Entity, Option<Entity>)>,
     /// Per union node: a `scene` node, placed where the emote started and
     /// not turned with the player afterwards.
     scene_nodes: Vec<bool>,
@@ -1095,6 +1100,29 @@ fn prepare_playback(
             })
         })
         .collect();
+    // Skin bindings: a node wears its participant's head; a partner copy of
+    // an initiator node wears the partner's.
+    let skins = kinds
+        .iter()
+        .enumerate()
+        .filter_map(|(union, kind)| match kind {
+            NodeKind::Item {
+                skin: Some(binding),
+                ..
+            } => {
+                let copy = union_ids[union].ends_with("@partner");
+                Some((
+                    union,
+                    if copy {
+                        Participant::Partner
+                    } else {
+                        binding.participant
+                    },
+                ))
+            }
+            _ => None,
+        })
+        .collect();
     let hands = kinds
         .iter()
         .enumerate()
@@ -1143,6 +1171,8 @@ fn prepare_playback(
             },
             duo,
             hands,
+            skins,
+            skins_dressed: None,
             scene_nodes,
             scene_root: Mat4::from_quat(Quat::from_rotation_y(-yaw_degrees.to_radians())),
             schedule: None,
@@ -1446,6 +1476,76 @@ fn follow_held_items(
             }
         }
     }
+}
+
+/// Dresses skin-bound item displays in their participant's head: a
+/// `player_head` whose `SkullOwner` is the participant (name, UUID and, in
+/// online mode, the signed skin textures), set when the playback starts and
+/// again when a partner matches. Partner-bound nodes keep the file's item
+/// until then. How the head is cut into body parts is the resource pack's
+/// business (`skin-binding-notes.md`); this picks whose skin it is.
+#[allow(clippy::type_complexity)]
+fn dress_skins(
+    mut initiators: Query<(Entity, &mut ActiveEmote)>,
+    players: Query<(&Username, &UniqueId, Option<&valence::client::Properties>)>,
+    mut items: Query<&mut valence::entity::item_display::Item>,
+) {
+    for (initiator, mut playback) in &mut initiators {
+        if playback.skins.is_empty() {
+            continue;
+        }
+        let partner = playback.duo.as_ref().and_then(Duo::partner);
+        if playback.skins_dressed == Some((initiator, partner)) {
+            continue;
+        }
+        playback.skins_dressed = Some((initiator, partner));
+        for &(union, participant) in &playback.skins {
+            let who = match participant {
+                Participant::Initiator => Some(initiator),
+                Participant::Partner => partner,
+            };
+            let Some((name, uuid, properties)) = who.and_then(|w| players.get(w).ok()) else {
+                continue;
+            };
+            let Some(Some(entity)) = playback.displays.get(union).copied() else {
+                continue;
+            };
+            if let Ok(mut item) = items.get_mut(entity) {
+                item.0 = player_head(&name.0, uuid.0, properties);
+            }
+        }
+    }
+}
+
+/// A `player_head` stack for a player (1.20.1 `SkullOwner`).
+fn player_head(
+    name: &str,
+    uuid: Uuid,
+    properties: Option<&valence::client::Properties>,
+) -> ItemStack {
+    let bits = uuid.as_u128();
+    let id: Vec<i32> = (0..4)
+        .map(|i| (bits >> (96 - 32 * i)) as u32 as i32)
+        .collect();
+    let mut owner = Compound::new();
+    owner.insert("Name", Value::String(name.to_owned()));
+    owner.insert("Id", Value::IntArray(id));
+    if let Some(textures) = properties.and_then(|p| p.textures()) {
+        let mut texture = Compound::new();
+        texture.insert("Value", Value::String(textures.value.clone()));
+        if let Some(signature) = &textures.signature {
+            texture.insert("Signature", Value::String(signature.clone()));
+        }
+        let mut props = Compound::new();
+        props.insert(
+            "textures",
+            Value::List(valence::nbt::List::Compound(vec![texture])),
+        );
+        owner.insert("Properties", Value::Compound(props));
+    }
+    let mut tag = Compound::new();
+    tag.insert("SkullOwner", Value::Compound(owner));
+    ItemStack::new(ItemKind::PlayerHead, 1, Some(tag))
 }
 
 /// The player inventory slot of the off hand.
