@@ -298,6 +298,7 @@ fn serve(args: ServeArgs) -> ExitCode {
             emoted::server::dispatch::EmoteDispatchPlugin,
             emoted::server::reload::EmoteReloadPlugin,
             emoted::server::combat::CombatPlugin,
+            emoted::server::tick_stats::TickStatsPlugin,
         ))
         .run();
     ExitCode::SUCCESS

@@ -12,6 +12,7 @@ pub mod loadtest;
 pub mod permissions;
 pub mod reload;
 pub mod selector;
+pub mod tick_stats;
 pub mod world;
 
 use std::path::PathBuf;
