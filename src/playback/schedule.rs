@@ -58,11 +58,15 @@
 //!
 //! # Planning
 //!
-//! Greedy: from a stretch start `a`, `b` grows one tick at a time while every
-//! tick strictly between `a` and `b` is drawn within tolerance, and stops at
-//! the first `b` that fails or at the end of the shown run. Checking one `b`
-//! costs `b − a` pose comparisons, so a node costs `O(D²)` in the worst case
-//! (one stretch over the whole cycle) and `O(D)` when it needs many updates.
+//! Greedy: from a stretch start `a`, the end `b` is searched by galloping
+//! (lengths 2, 4, 8, ... while every tick strictly between `a` and `b` is
+//! drawn within tolerance, up to the end of the shown run), then by binary
+//! search between the last length that fit and the first that did not.
+//! Checking one `b` costs `b − a` pose comparisons, so a stretch of length
+//! `L` costs `O(L log L)` comparisons. Every stretch chosen is verified at
+//! every tick it covers, so the plan is within tolerance even where the
+//! error is not monotone in the length (the search may then stop short of,
+//! or beyond, the first failing length).
 //! [`Planner`] keeps its buffers between nodes; nothing is allocated per
 //! tick.
 //!
@@ -320,10 +324,7 @@ impl Planner {
                 .map_or(n - 1, |i| i - 1);
             let mut a = t;
             while a < run_end {
-                let mut b = a + 1;
-                while b < run_end && self.fits(frames, a, b + 1, tolerance) {
-                    b += 1;
-                }
+                let b = self.longest_stretch(frames, a, run_end, tolerance);
                 let target = self.exact[b].expect("shown run");
                 if shown != Some(target) {
                     out.push(DisplayUpdate {
@@ -338,6 +339,44 @@ impl Planner {
             }
             t = run_end + 1;
         }
+    }
+
+    /// The end of the stretch from `a`: galloping (lengths 2, 4, 8, ...)
+    /// until a length does not fit or the run ends, then a binary search
+    /// between the last length that fit and the first that did not. Every
+    /// stretch returned is verified tick by tick, so the plan is exact
+    /// whatever the shape of the error; the search costs `O(L log L)` pose
+    /// checks for a stretch of length `L` instead of `O(L²)`.
+    fn longest_stretch(
+        &self,
+        frames: &[Option<Mat4>],
+        a: usize,
+        run_end: usize,
+        tolerance: Tolerance,
+    ) -> usize {
+        let mut good = a + 1; // a one-tick stretch has nothing in between
+        let mut step = 1;
+        while good < run_end {
+            let candidate = (good + step).min(run_end);
+            if self.fits(frames, a, candidate, tolerance) {
+                good = candidate;
+                step *= 2;
+                continue;
+            }
+            // `good` fits, `candidate` does not: search between them.
+            let (mut fits, mut fails) = (good, candidate);
+            while fails - fits > 1 {
+                let middle = fits + (fails - fits) / 2;
+                if self.fits(frames, a, middle, tolerance) {
+                    fits = middle;
+                } else {
+                    fails = middle;
+                }
+            }
+            good = fits;
+            break;
+        }
+        good
     }
 
     /// True when the client, interpolating from `pose(a)` to `pose(b)`,
