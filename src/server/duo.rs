@@ -47,7 +47,7 @@ use crate::format::EmoteFile;
 use crate::server::dispatch::EmoteCommandEvent;
 use crate::server::emote::{
     fire_stop, ActiveEmote, EmoteCooldowns, EndReason, HiddenPlayersLayer, PlayEmoteRequest,
-    SpaceRoots, StopEmoteRequest, StopWatch,
+    PlayRefusal, SpaceRoots, StopEmoteRequest, StopWatch,
 };
 use crate::server::EmoteLibrary;
 
@@ -375,14 +375,11 @@ pub fn join_offers(
         if !request.bypass {
             let left = cooldowns.0.remaining_ticks(&my_uuid, &request.emote, now);
             if left > 0 {
-                client.send_chat_message(
-                    format!(
-                        "`{}` is on cooldown for {:.1} more seconds.",
-                        request.emote,
-                        left as f64 / 20.0
-                    )
-                    .color(Color::RED),
-                );
+                let refusal = PlayRefusal::Cooldown {
+                    id: request.emote.to_string(),
+                    seconds: left as f64 / 20.0,
+                };
+                client.send_chat_message(refusal.to_string().color(Color::RED));
                 continue;
             }
         }
@@ -503,12 +500,7 @@ pub fn run_offers(
                 Err(_) => new_state = DuoState::Offering { reserved: None },
                 Ok(_) if !due => {}
                 Ok((_, p_pos, p_look, _, p_health, p_layer, ..)) => {
-                    let them = Stance {
-                        position: p_pos.0,
-                        yaw_degrees: p_look.yaw,
-                        alive: p_health.0 > 0.0,
-                        world: p_layer.0.to_bits(),
-                    };
+                    let them = stance(p_pos, p_look, p_health, p_layer);
                     let me = stance(&position, &look, health, layer);
                     let eyes = position.0 + DVec3::Y * EYE_HEIGHT;
                     let their_eyes = p_pos.0 + DVec3::Y * EYE_HEIGHT;

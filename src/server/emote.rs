@@ -203,6 +203,17 @@ pub struct EmoteDisplay {
     pub owner: Entity,
 }
 
+/// The delay a Sequence holds between two cycles of `file` (a `loop`
+/// Animation's `loop_delay`; `None` for other modes and Sequences).
+fn loop_delay_between_cycles(file: &EmoteFile) -> Option<u32> {
+    match file {
+        EmoteFile::Animation(a) if a.settings.playback.mode == PlaybackMode::Loop => {
+            Some(a.settings.playback.loop_delay_ticks)
+        }
+        _ => None,
+    }
+}
+
 /// An Animation a playback may play, looked up once when it starts.
 #[derive(Clone)]
 struct PlayableAnimation {
@@ -211,6 +222,8 @@ struct PlayableAnimation {
 }
 
 /// The Animation segment of a playback that plays (or last played).
+/// A clone continues exactly as the original would.
+#[derive(Clone)]
 struct Playing {
     id: EmoteId,
     file: Arc<EmoteFile>,
@@ -225,6 +238,9 @@ struct Playing {
     rig_to_mirror: Vec<usize>,
     /// The space each rig node inherits from its root.
     spaces: Vec<Space>,
+    /// Per union node: whether a rig node of this Animation draws it (the
+    /// others stay hidden while it plays).
+    covers: Arc<[bool]>,
     /// A `loop` Animation inside a Sequence: its `loop` events run when its
     /// one cycle ends.
     loops_in_sequence: bool,
@@ -296,7 +312,13 @@ impl Playing {
         };
         let in_sequence = play_mode == PlayMode::OneCycle;
         let index_of = |id: &str| union_ids.iter().position(|u| u == id).unwrap_or(usize::MAX);
-        let rig_to_union = compiled.rig.nodes.iter().map(|n| index_of(&n.id)).collect();
+        let rig_to_union: Vec<usize> = compiled.rig.nodes.iter().map(|n| index_of(&n.id)).collect();
+        let mut covers = vec![false; union_ids.len()];
+        for &u in &rig_to_union {
+            if let Some(c) = covers.get_mut(u) {
+                *c = true;
+            }
+        }
         let rig_to_mirror = compiled
             .rig
             .nodes
@@ -322,6 +344,7 @@ impl Playing {
             rig_to_union,
             rig_to_mirror,
             spaces,
+            covers: covers.into(),
             loops_in_sequence: in_sequence && playback.mode == PlaybackMode::Loop,
             stop_fired: false,
             compiled,
@@ -381,30 +404,18 @@ impl Playing {
             return None;
         }
         let nodes = self.compiled.rig.nodes.len();
+        // One slot per rig node: the copy writes rig order, no mirrors.
         let mut copy = Playing {
-            id: self.id.clone(),
-            file: Arc::clone(&self.file),
-            compiled: Arc::clone(&self.compiled),
-            clock: self.clock.clone(),
-            molang: self.molang.clone(),
-            pose: self.pose.clone(),
-            // One slot per rig node: the copy writes rig order.
             rig_to_union: (0..nodes).collect(),
             rig_to_mirror: vec![usize::MAX; nodes],
-            spaces: self.spaces.clone(),
-            loops_in_sequence: false,
-            stop_fired: false,
-        };
-        let solo = SpaceRoots {
-            mirror: false,
-            ..*roots
+            ..self.clone()
         };
         let mut frame = vec![None; nodes];
-        copy.frame_of_pose(&solo, &mut frame);
+        copy.frame_of_pose(roots, &mut frame);
         let mut frames: Vec<Vec<Option<Mat4>>> = frame.iter().map(|f| vec![*f]).collect();
         let duration = animation.timeline.duration_ticks;
         for expected in 1..=duration {
-            let step = copy.step(0, &mut frame, &solo).ok()?;
+            let step = copy.step(0, &mut frame, roots).ok()?;
             if step.position_ticks != expected {
                 break; // a loop wraps to 0, or a delay holds the end
             }
@@ -457,27 +468,10 @@ impl Playing {
         }
     }
 
-    /// The pose of this Animation's first tick, computed on a copy of its
-    /// Molang state seeded alike (so the real first tick matches it).
-    fn preview_first_frame(
-        &self,
-        seed: u64,
-        union_len: usize,
-        roots: &SpaceRoots,
-    ) -> Vec<Option<Mat4>> {
-        let mut copy = Playing {
-            id: self.id.clone(),
-            file: Arc::clone(&self.file),
-            compiled: Arc::clone(&self.compiled),
-            clock: self.clock.clone(),
-            molang: self.compiled.new_molang_state(seed),
-            pose: Pose::new(&self.compiled.rig),
-            rig_to_union: self.rig_to_union.clone(),
-            rig_to_mirror: self.rig_to_mirror.clone(),
-            spaces: self.spaces.clone(),
-            loops_in_sequence: false,
-            stop_fired: false,
-        };
+    /// The pose of this (not yet started) Animation's first tick, computed
+    /// on a clone, so the real first tick matches it.
+    fn preview_first_frame(&self, union_len: usize, roots: &SpaceRoots) -> Vec<Option<Mat4>> {
+        let mut copy = self.clone();
         let mut frame = vec![None; union_len];
         if copy.step(wall_tick(), &mut frame, roots).is_err() {
             frame.fill(None);
@@ -664,12 +658,8 @@ impl ActiveEmote {
     pub(crate) fn begin_branch(&mut self, steps: &[Step], roots: SpaceRoots) -> bool {
         self.roots = roots;
         let animations = &self.animations;
-        let loop_delay = |reference: &EmoteId| match animations.get(reference)?.file.as_ref() {
-            EmoteFile::Animation(a) if a.settings.playback.mode == PlaybackMode::Loop => {
-                Some(a.settings.playback.loop_delay_ticks)
-            }
-            _ => None,
-        };
+        let loop_delay =
+            |reference: &EmoteId| loop_delay_between_cycles(&animations.get(reference)?.file);
         let mut rng = StepRng::new(self.seed ^ 0x5EED_0FB7_A4C4);
         let segments = sequence::resolve(steps, &loop_delay, &mut rng, true);
         self.queue = VecDeque::from(segments);
@@ -726,7 +716,7 @@ impl ActiveEmote {
                         self.yaw.set_deadzone(a.settings.rotation_deadzone_degrees);
                     }
                     self.phase = if transition_ticks > 0 {
-                        let to = next.preview_first_frame(seed, self.union_ids.len(), &self.roots);
+                        let to = next.preview_first_frame(self.union_ids.len(), &self.roots);
                         let split = |f: &[Option<Mat4>]| -> Vec<Option<DisplayTransform>> {
                             f.iter()
                                 .map(|m| m.map(|m| DisplayTransform::from_matrix(&m)))
@@ -863,16 +853,16 @@ fn start_requested_emotes(
         }
         in_use = in_use.saturating_sub(freed) + needed;
         if let Some(mut old) = active {
-            fire_stop(&mut old, request.client, &mut commands_out);
+            if let Some(original) =
+                wind_down(&mut old, request.client, &mut commands, &mut commands_out)
+            {
+                layer.0 = original;
+            }
             ended.send(EmoteEndedEvent {
                 client: request.client,
                 emote: old.emote.clone(),
                 reason: EndReason::Stopped,
             });
-            despawn_displays(&mut commands, &mut old);
-            if let Some(original) = old.restore_layer.take() {
-                layer.0 = original;
-            }
         }
         let root = position.0;
         let visible_layer = layer.0;
@@ -993,14 +983,8 @@ fn prepare_playback(
                     all
                 }
                 _ => {
-                    let loop_delay = |reference: &EmoteId| match lookup(reference)?.file.as_ref() {
-                        EmoteFile::Animation(a)
-                            if a.settings.playback.mode == PlaybackMode::Loop =>
-                        {
-                            Some(a.settings.playback.loop_delay_ticks)
-                        }
-                        _ => None,
-                    };
+                    let loop_delay =
+                        |reference: &EmoteId| loop_delay_between_cycles(&lookup(reference)?.file);
                     let mut rng = StepRng::new(seed);
                     sequence::resolve(&sequence.steps, &loop_delay, &mut rng, false)
                 }
@@ -1026,6 +1010,8 @@ fn prepare_playback(
     let mut animations = BTreeMap::new();
     let mut union_ids: Vec<String> = Vec::new();
     let mut kinds: Vec<NodeKind> = Vec::new();
+    // The space of each union node (a partner copy's is `partner`).
+    let mut union_spaces: Vec<Space> = Vec::new();
     for (index, segment) in segments.iter().enumerate() {
         let Segment::Play { animation, .. } = segment else {
             continue;
@@ -1049,11 +1035,13 @@ fn prepare_playback(
                 if !union_ids.contains(&rig_node.id) {
                     union_ids.push(rig_node.id.clone());
                     kinds.push(node.kind.clone());
+                    union_spaces.push(node.space);
                 }
                 let copy = mirror_id(&rig_node.id);
                 if mirrored && node.space == Space::Initiator && !union_ids.contains(&copy) {
                     union_ids.push(copy);
                     kinds.push(node.kind.clone());
+                    union_spaces.push(Space::Partner);
                 }
             }
         }
@@ -1091,15 +1079,7 @@ fn prepare_playback(
         .animation()
         .map_or(180.0, |a| a.settings.rotation_deadzone_degrees);
     let union_len = union_ids.len();
-    let scene_nodes = union_ids
-        .iter()
-        .map(|id| {
-            animations.values().any(|a| match &*a.file {
-                EmoteFile::Animation(f) => f.node(id).is_some_and(|n| n.space == Space::Scene),
-                EmoteFile::Sequence(_) => false,
-            })
-        })
-        .collect();
+    let scene_nodes = union_spaces.iter().map(|s| *s == Space::Scene).collect();
     // Skin bindings: a node wears its participant's head; a partner copy of
     // an initiator node wears the partner's.
     let skins = kinds
@@ -1133,13 +1113,7 @@ fn prepare_playback(
             } => Some(HandDisplay {
                 union,
                 arm: *arm,
-                partner: union_ids[union].ends_with("@partner")
-                    || animations.values().any(|a| match &*a.file {
-                        EmoteFile::Animation(f) => f
-                            .node(&union_ids[union])
-                            .is_some_and(|n| n.space == Space::Partner),
-                        EmoteFile::Sequence(_) => false,
-                    }),
+                partner: union_spaces[union] == Space::Partner,
                 shown: None,
             }),
             _ => None,
@@ -1354,6 +1328,20 @@ impl DisplayNbt {
     }
 }
 
+/// Ends a playback's effects on the world: its `stop` events run (once), its
+/// displays go, and the player's own entity layer is handed back when
+/// `player.hidden` moved them (the caller restores it).
+fn wind_down(
+    playback: &mut ActiveEmote,
+    player: Entity,
+    commands: &mut Commands,
+    out: &mut EventWriter<EmoteCommandEvent>,
+) -> Option<Entity> {
+    fire_stop(playback, player, out);
+    despawn_displays(commands, playback);
+    playback.restore_layer.take()
+}
+
 fn despawn_displays(commands: &mut Commands, playback: &mut ActiveEmote) {
     for entity in playback.displays.iter().flatten() {
         if let Some(mut e) = commands.get_entity(*entity) {
@@ -1386,9 +1374,7 @@ fn stop_requested_emotes(
             }
             continue;
         };
-        fire_stop(&mut playback, target, &mut commands_out);
-        despawn_displays(&mut commands, &mut playback);
-        if let Some(original) = playback.restore_layer.take() {
+        if let Some(original) = wind_down(&mut playback, target, &mut commands, &mut commands_out) {
             layer.0 = original;
         }
         let notice = match request.reason {
@@ -1663,9 +1649,7 @@ fn advance_emotes(
                 }
                 _ => {}
             }
-            fire_stop(playback, player, &mut commands_out);
-            despawn_displays(&mut commands, playback);
-            if let Some(original) = playback.restore_layer.take() {
+            if let Some(original) = wind_down(playback, player, &mut commands, &mut commands_out) {
                 layer.0 = original;
             }
             ended.send(EmoteEndedEvent {
@@ -1978,15 +1962,7 @@ fn send_pose(playback: &mut ActiveEmote, yaw_degrees: f32, displays: &mut Displa
                 }
             }
             // Nodes the playing Animation lacks stay hidden, per tick.
-            let covered: Vec<bool> = {
-                let mut covered = vec![false; playback.displays.len()];
-                for &u in &playback.current.rig_to_union {
-                    if let Some(c) = covered.get_mut(u) {
-                        *c = true;
-                    }
-                }
-                covered
-            };
+            let covered = Arc::clone(&playback.current.covers);
             send_per_tick(playback, yaw, scene_yaw, displays, Some(&covered));
             return;
         }
@@ -2037,8 +2013,8 @@ fn end_emotes_of_leaving_players(
 ) {
     for entity in left.iter() {
         if let Ok(mut playback) = players.get_mut(entity) {
-            fire_stop(&mut playback, entity, &mut commands_out);
-            despawn_displays(&mut commands, &mut playback);
+            // The player is gone: no layer to restore.
+            let _ = wind_down(&mut playback, entity, &mut commands, &mut commands_out);
             ended.send(EmoteEndedEvent {
                 client: entity,
                 emote: playback.emote.clone(),
