@@ -512,8 +512,9 @@ pub fn per_tick_update_count(frames: &[Option<Mat4>]) -> usize {
     count
 }
 
-/// Per-tick streaming's update count for `frames` against `updates`' (every
-/// update carries the same fields, so bytes scale with the counts).
+/// Per-tick streaming's update count for `frames` against `updates`'. Bytes
+/// only roughly follow the counts: the server sends just the fields that
+/// changed, so `emoted loadtest` measures the bytes themselves.
 pub fn update_counts(frames: &[Option<Mat4>], updates: &[DisplayUpdate]) -> UpdateCounts {
     UpdateCounts {
         per_tick: per_tick_update_count(frames),
