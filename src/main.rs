@@ -277,29 +277,30 @@ fn serve(args: ServeArgs) -> ExitCode {
             secret: config.server.velocity_secret.as_str().into(),
         },
     };
-    App::new()
-        .insert_resource(NetworkSettings {
-            connection_mode,
-            address: config.server.address,
-            max_players: config.server.max_players,
-            ..Default::default()
-        })
-        .insert_resource(emoted::server::EmoteFolders {
-            roots: config.emotes.folders.clone(),
-        })
-        .insert_resource(config)
-        .insert_resource(emoted::server::reload::ConfigPath(config_path))
-        .add_plugins(DefaultPlugins)
-        .add_plugins((
-            emoted::server::world::FlatWorldPlugin,
-            emoted::server::EmoteLibraryPlugin,
-            emoted::server::commands::EmoteCommandsPlugin,
-            emoted::server::emote::EmotePlaybackPlugin,
-            emoted::server::dispatch::EmoteDispatchPlugin,
-            emoted::server::reload::EmoteReloadPlugin,
-            emoted::server::combat::CombatPlugin,
-            emoted::server::tick_stats::TickStatsPlugin,
-        ))
-        .run();
+    let mut app = App::new();
+    app.insert_resource(NetworkSettings {
+        connection_mode,
+        address: config.server.address,
+        max_players: config.server.max_players,
+        ..Default::default()
+    })
+    .insert_resource(emoted::server::EmoteFolders {
+        roots: config.emotes.folders.clone(),
+    })
+    .insert_resource(config)
+    .insert_resource(emoted::server::reload::ConfigPath(config_path))
+    .add_plugins(DefaultPlugins)
+    .add_plugins((
+        emoted::server::world::FlatWorldPlugin,
+        emoted::server::EmoteLibraryPlugin,
+        emoted::server::commands::EmoteCommandsPlugin,
+        emoted::server::emote::EmotePlaybackPlugin,
+        emoted::server::dispatch::EmoteDispatchPlugin,
+        emoted::server::reload::EmoteReloadPlugin,
+        emoted::server::combat::CombatPlugin,
+        emoted::server::tick_stats::TickStatsPlugin,
+    ));
+    emoted::server::run_schedules_on_one_thread(&mut app);
+    app.run();
     ExitCode::SUCCESS
 }

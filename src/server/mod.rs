@@ -21,6 +21,27 @@ use valence::prelude::*;
 
 use crate::library::Library;
 
+/// Runs every schedule's systems one after another on the main thread.
+///
+/// Bevy's multi-threaded executor wakes worker threads and hands each system
+/// to them as a task. On the 2-core machines this server is measured on, that
+/// hand-off (futex waits, task queues, conflict checks between ~150 small
+/// systems) was most of an idle tick: a profile of 100 idle clients spent
+/// over a third of the tick in the executor. The systems that do bulk work
+/// per client (valence's packet copying into client buffers) still split
+/// their loops over the compute pool with `par_iter`, so the cores are used
+/// where the work is. Call this after every plugin is added.
+pub fn run_schedules_on_one_thread(app: &mut App) {
+    use valence::prelude::bevy_ecs::schedule::{ExecutorKind, Schedules};
+    // The multi-threaded executor made the pool on first use; `par_iter`
+    // needs it too.
+    bevy_tasks::ComputeTaskPool::init(bevy_tasks::TaskPool::default);
+    let mut schedules = app.world.resource_mut::<Schedules>();
+    for (_, schedule) in schedules.iter_mut() {
+        schedule.set_executor_kind(ExecutorKind::SingleThreaded);
+    }
+}
+
 /// Where the server reads emotes from.
 #[derive(Resource, Clone, Debug)]
 pub struct EmoteFolders {
