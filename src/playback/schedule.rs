@@ -15,16 +15,18 @@
 //!
 //! - Per-tick streaming sends, at server tick `t`, `pose(t)` with duration 1,
 //!   so the client shows `pose(t)` at `t + 1`.
-//! - A **stretch** `[a, b]` (`a < b`) is sent at tick `a + 1` as target
-//!   `pose(b)` with duration `b − a`. The client starts from `pose(a)`, which
-//!   the previous update reached exactly at `a + 1`, and shows
-//!   `interpolate(pose(a), pose(b), (t − a) / (b − a))` at tick `t + 1` for
-//!   every `t` in `[a, b]`. Per-tick streaming is the special case of
-//!   stretches of length 1.
-//! - A **point** update at tick `c` is sent at `c` with target `pose(c)` and
-//!   duration 1, so the client shows `pose(c)` at `c + 1`. The plan starts
-//!   with one at tick 0, and each shown run after a hidden one starts with
-//!   one.
+//! - A **stretch** `[a, b]` (`a < b`) is sent at tick `a + 1` with a target
+//!   `T` and duration `b − a`. The client starts from `S`, what it shows
+//!   once the previous update has finished (at `a + 1`), and shows
+//!   `interpolate(S, T, (t − a) / (b − a))` at tick `t + 1` for every `t`
+//!   in `[a, b]`. `S` and `T` are poses within tolerance of `pose(a)` and
+//!   `pose(b)`, not always the exact ones (see Planning). Per-tick streaming
+//!   is the special case of stretches of length 1 with exact targets.
+//! - A **point** update at tick `c` is sent at `c` with a target within
+//!   tolerance of `pose(c)` and duration 1, so the client shows it at
+//!   `c + 1`. The plan starts with one at tick 0, and each shown run after a
+//!   hidden one starts with one (unless what the client shows is already
+//!   close enough).
 //! - Hidden (`None`) is drawn as scale 0. A visibility change is always a
 //!   stretch boundary; a hidden run is one point update at its first tick,
 //!   with scale 0 and the translation and rotations last sent.
@@ -59,16 +61,31 @@
 //! # Planning
 //!
 //! Greedy: from a stretch start `a`, the end `b` is searched by galloping
-//! (lengths 2, 4, 8, ... while every tick strictly between `a` and `b` is
-//! drawn within tolerance, up to the end of the shown run), then by binary
+//! (lengths 2, 4, 8, ... while some target for `b` is drawn within tolerance
+//! at every tick of `(a, b]`, up to the end of the shown run), then by binary
 //! search between the last length that fit and the first that did not.
-//! Checking one `b` costs `b − a` pose comparisons, so a stretch of length
-//! `L` costs `O(L log L)` comparisons. Every stretch chosen is verified at
-//! every tick it covers, so the plan is within tolerance even where the
-//! error is not monotone in the length (the search may then stop short of,
-//! or beyond, the first failing length).
-//! [`Planner`] keeps its buffers between nodes; nothing is allocated per
-//! tick.
+//! Every stretch chosen is verified at every tick it covers, so the plan is
+//! within tolerance even where the error is not monotone in the length (the
+//! search may then stop short of, or beyond, the first failing length).
+//!
+//! The targets tried for `b` are the exact `pose(b)`, then that pose
+//! **aimed** past the path: a chord across a curving path misses it on one
+//! side, so the end is moved to the other side by `1 / (1 + u)` of the
+//! worst miss (at fraction `u` of the stretch), which splits the error
+//! between the middle and the end; the next stretch starts from that
+//! off-path pose. On a path of constant curvature this fits stretches up to
+//! √2 times longer than chords between exact poses.
+//!
+//! Then each field of the chosen target (scale, right rotation,
+//! translation, left rotation, in that order) is set back to the value the
+//! client already has when the stretch still fits with it: the update then
+//! leaves that field out. A composed scale, for example, jitters in its last
+//! bits as parents turn, and is then never resent.
+//!
+//! The planner compares with 0.999 of the tolerance (a drawn pose's rotation
+//! is read off its transformation instead of being decomposed again, which
+//! differs from [`verify`] by float rounding). [`Planner`] keeps its buffers
+//! between nodes; nothing is allocated per tick.
 //!
 //! # Frames
 //!
@@ -85,6 +102,9 @@ use crate::anim::DisplayTransform;
 /// Below this scale on some axis (blocks per model unit) a node's rotation is
 /// not compared, only its corners.
 pub const MIN_ROTATED_SCALE: f32 = 1e-3;
+
+/// The share of the tolerance the planner uses (see [`Planner::plan_into`]).
+const PLANNING_MARGIN: f32 = 0.999;
 
 /// How far the pose the client draws may be from the exact pose.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -156,7 +176,8 @@ impl DisplayUpdate {
     }
 }
 
-/// Per-tick streaming's update count against a plan's, for one node.
+/// Per-tick streaming's updates against a plan's, for one node: how many,
+/// and their size on the wire as [`metadata_bytes`] estimates it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct UpdateCounts {
     /// Updates per-tick streaming sends: one for every tick whose transform
@@ -164,13 +185,53 @@ pub struct UpdateCounts {
     pub per_tick: usize,
     /// Updates in the plan.
     pub planned: usize,
+    /// Estimated bytes of per-tick streaming's updates.
+    pub per_tick_bytes: usize,
+    /// Estimated bytes of the plan's updates.
+    pub planned_bytes: usize,
 }
 
 impl std::ops::AddAssign for UpdateCounts {
     fn add_assign(&mut self, other: Self) {
         self.per_tick += other.per_tick;
         self.planned += other.planned;
+        self.per_tick_bytes += other.per_tick_bytes;
+        self.planned_bytes += other.planned_bytes;
     }
+}
+
+/// The size of one display update's `EntityTrackerUpdateS2c` as the server
+/// sends it, uncompressed (it stays under the compression threshold): the
+/// frame (length, data length, packet id, a 2-byte entity id, the end
+/// marker: 6 bytes), `start_interpolation` (3), `interpolation_duration`
+/// when it changes (3), and each transformation field that differs from
+/// `previous` (a vector 14, a quaternion 18). An estimate for comparing
+/// plans; `emoted loadtest` counts the real bytes.
+pub fn metadata_bytes(
+    previous: Option<&DisplayTransform>,
+    next: &DisplayTransform,
+    duration_changed: bool,
+) -> usize {
+    let differs = |same: fn(&DisplayTransform, &DisplayTransform) -> bool| {
+        previous.is_none_or(|p| !same(p, next))
+    };
+    let mut bytes = 6 + 3;
+    if duration_changed {
+        bytes += 3;
+    }
+    if differs(|a, b| a.translation == b.translation) {
+        bytes += 14;
+    }
+    if differs(|a, b| a.left_rotation == b.left_rotation) {
+        bytes += 18;
+    }
+    if differs(|a, b| a.scale == b.scale) {
+        bytes += 14;
+    }
+    if differs(|a, b| a.right_rotation == b.right_rotation) {
+        bytes += 18;
+    }
+    bytes
 }
 
 /// Where a replayed plan leaves the tolerance.
@@ -222,6 +283,17 @@ fn compared_rotation(d: &DisplayTransform) -> Option<Quat> {
 /// The corner error of `drawn` against `exact`, and the rotation error
 /// against the exact rotation `exact_rotation` (already decomposed).
 fn error_with_rotation(drawn: &Mat4, exact: &Mat4, exact_rotation: Option<Quat>) -> PoseError {
+    let mut error = corner_error(drawn, exact);
+    if let Some(exact_rotation) = exact_rotation {
+        if let Some(drawn_rotation) = compared_rotation(&DisplayTransform::from_matrix(drawn)) {
+            error.rotation_degrees = angle_degrees(drawn_rotation, exact_rotation);
+        }
+    }
+    error
+}
+
+/// The corner error of `drawn` against `exact` (rotation not compared).
+fn corner_error(drawn: &Mat4, exact: &Mat4) -> PoseError {
     let dt = Vec3A::from(drawn.w_axis) - Vec3A::from(exact.w_axis);
     let dx = 0.5 * (Vec3A::from(drawn.x_axis) - Vec3A::from(exact.x_axis));
     let dy = 0.5 * (Vec3A::from(drawn.y_axis) - Vec3A::from(exact.y_axis));
@@ -234,14 +306,29 @@ fn error_with_rotation(drawn: &Mat4, exact: &Mat4, exact_rotation: Option<Quat>)
             }
         }
     }
-    let mut error = PoseError {
+    PoseError {
         translation_blocks: worst.sqrt(),
         rotation_degrees: 0.0,
-    };
-    if let Some(exact_rotation) = exact_rotation {
-        if let Some(drawn_rotation) = compared_rotation(&DisplayTransform::from_matrix(drawn)) {
-            error.rotation_degrees = angle_degrees(drawn_rotation, exact_rotation);
-        }
+    }
+}
+
+/// [`error_with_rotation`] for a drawn pose given as a transformation: its
+/// rotation is `R_left · R_right` read off directly (the polar factor of
+/// `R_left · S · R_right` when every scale is positive), so only a drawn
+/// pose with a mirrored axis is decomposed again.
+fn transform_error(
+    drawn: &DisplayTransform,
+    exact: &Mat4,
+    exact_rotation: Option<Quat>,
+) -> PoseError {
+    let matrix = drawn.to_matrix();
+    if drawn.scale.min_element() < 0.0 {
+        return error_with_rotation(&matrix, exact, exact_rotation);
+    }
+    let mut error = corner_error(&matrix, exact);
+    if let (Some(exact_rotation), Some(drawn_rotation)) = (exact_rotation, compared_rotation(drawn))
+    {
+        error.rotation_degrees = angle_degrees(drawn_rotation, exact_rotation);
     }
     error
 }
@@ -291,6 +378,13 @@ impl Planner {
         out: &mut Vec<DisplayUpdate>,
     ) {
         out.clear();
+        // The planner reads a drawn pose's rotation off its transformation
+        // instead of decomposing its matrix, as `verify` does; the two agree
+        // to float rounding, which this margin covers.
+        let tolerance = Tolerance {
+            translation_blocks: tolerance.translation_blocks * PLANNING_MARGIN,
+            rotation_degrees: tolerance.rotation_degrees * PLANNING_MARGIN,
+        };
         self.exact.clear();
         self.rotations.clear();
         for frame in frames {
@@ -315,18 +409,31 @@ impl Planner {
                 }
                 continue;
             };
-            if shown != Some(start) {
-                out.push(point(t, start));
-                shown = Some(start);
+            // The first tick of a shown run: what the client shows, if it is
+            // already close enough, else the exact pose with every field
+            // the client already has kept where that stays close enough.
+            let first_fits = shown.is_some_and(|s| {
+                !draws_nothing(Some(&s.to_matrix())) && self.accepts(frames, &s, t, tolerance)
+            });
+            if !first_fits {
+                let target = match shown {
+                    Some(from) if from.scale != Vec3::ZERO => {
+                        self.keep_fields(frames, from, start, t, t, tolerance)
+                    }
+                    _ => start,
+                };
+                out.push(point(t, target));
+                shown = Some(target);
             }
             let run_end = (t..n)
                 .find(|&i| self.exact[i].is_none())
                 .map_or(n - 1, |i| i - 1);
             let mut a = t;
             while a < run_end {
-                let b = self.longest_stretch(frames, a, run_end, tolerance);
-                let target = self.exact[b].expect("shown run");
-                if shown != Some(target) {
+                let from = shown.unwrap_or(start);
+                let (b, target) = self.longest_stretch(frames, from, a, run_end, tolerance);
+                let target = self.keep_fields(frames, from, target, a, b, tolerance);
+                if target != from {
                     out.push(DisplayUpdate {
                         send_tick: (a + 1) as u32,
                         target_tick: b as u32,
@@ -341,59 +448,190 @@ impl Planner {
         }
     }
 
-    /// The end of the stretch from `a`: galloping (lengths 2, 4, 8, ...)
-    /// until a length does not fit or the run ends, then a binary search
+    /// The end of the stretch from `a` (where the client shows `from`) and
+    /// the target to send for it: galloping (lengths 2, 4, 8, ...) until a
+    /// length has no target that fits or the run ends, then a binary search
     /// between the last length that fit and the first that did not. Every
     /// stretch returned is verified tick by tick, so the plan is exact
     /// whatever the shape of the error; the search costs `O(L log L)` pose
-    /// checks for a stretch of length `L` instead of `O(L²)`.
+    /// checks per candidate target for a stretch of length `L`.
     fn longest_stretch(
         &self,
         frames: &[Option<Mat4>],
+        from: DisplayTransform,
         a: usize,
         run_end: usize,
         tolerance: Tolerance,
-    ) -> usize {
-        let mut good = a + 1; // a one-tick stretch has nothing in between
+    ) -> (usize, DisplayTransform) {
+        // A one-tick stretch to the exact pose has nothing in between.
+        let mut good = (a + 1, self.exact[a + 1].unwrap_or(from));
         let mut step = 1;
-        while good < run_end {
-            let candidate = (good + step).min(run_end);
-            if self.fits(frames, a, candidate, tolerance) {
-                good = candidate;
+        while good.0 < run_end {
+            let candidate = (good.0 + step).min(run_end);
+            if let Some(target) = self.target_for(frames, from, a, candidate, tolerance) {
+                good = (candidate, target);
                 step *= 2;
                 continue;
             }
             // `good` fits, `candidate` does not: search between them.
-            let (mut fits, mut fails) = (good, candidate);
-            while fails - fits > 1 {
-                let middle = fits + (fails - fits) / 2;
-                if self.fits(frames, a, middle, tolerance) {
-                    fits = middle;
-                } else {
-                    fails = middle;
+            let mut fails = candidate;
+            while fails - good.0 > 1 {
+                let middle = good.0 + (fails - good.0) / 2;
+                match self.target_for(frames, from, a, middle, tolerance) {
+                    Some(target) => good = (middle, target),
+                    None => fails = middle,
                 }
             }
-            good = fits;
             break;
         }
         good
     }
 
-    /// True when the client, interpolating from `pose(a)` to `pose(b)`,
-    /// draws every tick strictly between them within `tolerance`.
-    fn fits(&self, frames: &[Option<Mat4>], a: usize, b: usize, tolerance: Tolerance) -> bool {
-        let (Some(from), Some(to)) = (self.exact[a], self.exact[b]) else {
-            return false;
+    /// A target for the stretch `[a, b]` from `from` that the client draws
+    /// within `tolerance` at every tick of `(a, b]`, if one of these does:
+    ///
+    /// 1. the exact pose at `b`;
+    /// 2. that pose moved against the stretch's worst miss. A chord across
+    ///    a curving path misses it on one side; aiming the end past the
+    ///    exact pose on the other side, by `1 / (1 + u)` of the miss at
+    ///    fraction `u` of the stretch, splits the error between the middle
+    ///    and the end (the best straight line for a constant curvature).
+    ///    The next stretch then starts from that off-path pose, and every
+    ///    tick is still checked.
+    fn target_for(
+        &self,
+        frames: &[Option<Mat4>],
+        from: DisplayTransform,
+        a: usize,
+        b: usize,
+        tolerance: Tolerance,
+    ) -> Option<DisplayTransform> {
+        let exact = self.exact[b]?;
+        let worst = match self.worst_miss(frames, from, exact, a, b, tolerance) {
+            Miss::None => return Some(exact),
+            Miss::Hidden => return None,
+            Miss::At(tick) => tick,
         };
-        let span = (b - a) as f32;
-        (a + 1..b).all(|t| {
-            let Some(exact) = &frames[t] else {
-                return false;
-            };
-            let drawn = from.interpolate(&to, (t - a) as f32 / span).to_matrix();
-            tolerance.accepts(error_with_rotation(&drawn, exact, self.rotations[t]))
-        })
+        let exact_at = self.exact[worst]?;
+        let u = (worst - a) as f32 / (b - a) as f32;
+        let drawn = from.interpolate(&exact, u);
+        let share = 1.0 / (1.0 + u);
+        // Translation: moved by the share of the miss.
+        let translation = exact.translation + (exact_at.translation - drawn.translation) * share;
+        // Rotation: the world-frame turn from the drawn to the exact rotation
+        // at the worst tick, the same share of it, put in front of the left
+        // rotation (which turns the whole node).
+        let drawn_rotation = drawn.left_rotation * drawn.right_rotation;
+        let exact_rotation = exact_at.left_rotation * exact_at.right_rotation;
+        let turn = (exact_rotation * drawn_rotation.conjugate()).normalize();
+        let turn = crate::anim::track::slerp(Quat::IDENTITY, turn, share);
+        let aimed = DisplayTransform {
+            translation,
+            left_rotation: (turn * exact.left_rotation).normalize(),
+            ..exact
+        };
+        matches!(
+            self.worst_miss(frames, from, aimed, a, b, tolerance),
+            Miss::None
+        )
+        .then_some(aimed)
     }
+
+    /// Tries keeping each field of `target` the client already has from
+    /// `from` (scale first: decompositions jitter it in the last bits), so
+    /// the update carries fewer fields; a field is kept only when the
+    /// stretch `[a, b]` still fits with it.
+    fn keep_fields(
+        &self,
+        frames: &[Option<Mat4>],
+        from: DisplayTransform,
+        mut target: DisplayTransform,
+        a: usize,
+        b: usize,
+        tolerance: Tolerance,
+    ) -> DisplayTransform {
+        type Swap = fn(&mut DisplayTransform, &DisplayTransform) -> bool;
+        let swaps: [Swap; 4] = [
+            |t, f| std::mem::replace(&mut t.scale, f.scale) != f.scale,
+            |t, f| std::mem::replace(&mut t.right_rotation, f.right_rotation) != f.right_rotation,
+            |t, f| std::mem::replace(&mut t.translation, f.translation) != f.translation,
+            |t, f| std::mem::replace(&mut t.left_rotation, f.left_rotation) != f.left_rotation,
+        ];
+        for swap in swaps {
+            let mut kept = target;
+            if !swap(&mut kept, &from) {
+                continue;
+            }
+            let fits = if a == b {
+                self.accepts(frames, &kept, a, tolerance)
+            } else {
+                matches!(
+                    self.worst_miss(frames, from, kept, a, b, tolerance),
+                    Miss::None
+                )
+            };
+            if fits {
+                target = kept;
+            }
+        }
+        target
+    }
+
+    /// True when drawing `drawn` at tick `t` is within `tolerance`.
+    fn accepts(
+        &self,
+        frames: &[Option<Mat4>],
+        drawn: &DisplayTransform,
+        t: usize,
+        tolerance: Tolerance,
+    ) -> bool {
+        match &frames[t] {
+            Some(exact) => tolerance.accepts(transform_error(drawn, exact, self.rotations[t])),
+            None => false,
+        }
+    }
+
+    /// Where the client, interpolating from `from` to `to` over `[a, b]`,
+    /// draws the ticks of `(a, b]` furthest from their exact poses (the
+    /// error measured in tolerances, the larger of its two measures).
+    fn worst_miss(
+        &self,
+        frames: &[Option<Mat4>],
+        from: DisplayTransform,
+        to: DisplayTransform,
+        a: usize,
+        b: usize,
+        tolerance: Tolerance,
+    ) -> Miss {
+        let span = (b - a) as f32;
+        let mut worst = (1.0f32, None);
+        for t in a + 1..=b {
+            let Some(exact) = &frames[t] else {
+                return Miss::Hidden;
+            };
+            if t == b && Some(to) == self.exact[b] {
+                continue; // drawn exactly
+            }
+            let drawn = from.interpolate(&to, (t - a) as f32 / span);
+            let error = transform_error(&drawn, exact, self.rotations[t]);
+            let measure = (error.translation_blocks / tolerance.translation_blocks)
+                .max(error.rotation_degrees / tolerance.rotation_degrees);
+            if measure > worst.0 || !measure.is_finite() {
+                worst = (measure, Some(t));
+            }
+        }
+        worst.1.map_or(Miss::None, Miss::At)
+    }
+}
+
+/// What [`Planner::worst_miss`] found.
+enum Miss {
+    /// Every tick is within the tolerance.
+    None,
+    /// A tick of the stretch is hidden.
+    Hidden,
+    /// The tick furthest outside the tolerance.
+    At(usize),
 }
 
 fn point(tick: usize, transform: DisplayTransform) -> DisplayUpdate {
@@ -493,12 +731,13 @@ pub fn verify(
     Ok(())
 }
 
-/// How many updates per-tick streaming sends for `frames`: one at each tick
-/// whose transform (scale 0 where last sent, when hidden) differs from the
-/// last one sent, as the server's per-tick path compares them.
-pub fn per_tick_update_count(frames: &[Option<Mat4>]) -> usize {
+/// How many updates per-tick streaming sends for `frames`, and their
+/// estimated bytes: one at each tick whose transform (scale 0 where last
+/// sent, when hidden) differs from the last one sent, as the server's
+/// per-tick path compares them.
+pub fn per_tick_updates(frames: &[Option<Mat4>]) -> (usize, usize) {
     let mut last: Option<DisplayTransform> = None;
-    let mut count = 0;
+    let (mut count, mut bytes) = (0, 0);
     for frame in frames {
         let transform = match frame {
             Some(m) => DisplayTransform::from_matrix(m),
@@ -506,19 +745,37 @@ pub fn per_tick_update_count(frames: &[Option<Mat4>]) -> usize {
         };
         if last != Some(transform) {
             count += 1;
+            bytes += metadata_bytes(last.as_ref(), &transform, last.is_none());
             last = Some(transform);
         }
     }
-    count
+    (count, bytes)
 }
 
-/// Per-tick streaming's update count for `frames` against `updates`'. Bytes
-/// only roughly follow the counts: the server sends just the fields that
-/// changed, so `emoted loadtest` measures the bytes themselves.
+/// How many updates per-tick streaming sends for `frames`.
+pub fn per_tick_update_count(frames: &[Option<Mat4>]) -> usize {
+    per_tick_updates(frames).0
+}
+
+/// Per-tick streaming's updates for `frames` against `updates`', in count
+/// and estimated bytes ([`metadata_bytes`]).
 pub fn update_counts(frames: &[Option<Mat4>], updates: &[DisplayUpdate]) -> UpdateCounts {
+    let (per_tick, per_tick_bytes) = per_tick_updates(frames);
+    let mut planned_bytes = 0;
+    let mut previous: Option<&DisplayUpdate> = None;
+    for update in updates {
+        planned_bytes += metadata_bytes(
+            previous.map(|p| &p.transform),
+            &update.transform,
+            previous.is_none_or(|p| p.duration_ticks != update.duration_ticks),
+        );
+        previous = Some(update);
+    }
     UpdateCounts {
-        per_tick: per_tick_update_count(frames),
+        per_tick,
         planned: updates.len(),
+        per_tick_bytes,
+        planned_bytes,
     }
 }
 
@@ -592,6 +849,69 @@ mod tests {
     }
 
     #[test]
+    fn curved_paths_aim_past_the_chord() {
+        // A point on a circle of radius 1 block, 3° a tick. A chord whose
+        // ends are on the circle bulges r·(1 − cos(hθ/2)) from it, within
+        // 0.01 block for at most 5 ticks: 24 stretches over 120 ticks.
+        // Aiming each end past the circle by part of the bulge fits longer
+        // stretches.
+        let radius = 1.0f32;
+        let step = 3.0f32.to_radians();
+        let frames = frames_of(120, |t| {
+            let angle = t * step;
+            Some(Mat4::from_translation(Vec3::new(
+                radius * angle.cos(),
+                0.0,
+                radius * angle.sin(),
+            )))
+        });
+        let updates = check(&frames);
+        let stretches = updates.len() - 1;
+        assert!(stretches <= 20, "{stretches} stretches: {updates:?}");
+        let off_path = updates
+            .iter()
+            .filter(|u| (u.transform.translation.length() - radius).abs() > 0.002)
+            .count();
+        assert!(off_path > 0, "every target on the path: {updates:?}");
+    }
+
+    #[test]
+    fn jittering_fields_are_not_resent() {
+        // A node turning under a parent that turns too: the decomposed
+        // scale jitters in its last bits from tick to tick.
+        let frames = frames_of(40, |t| {
+            let parent = Mat4::from_rotation_x(0.3 * t.sin()) * Mat4::from_rotation_y(0.05 * t);
+            Some(
+                parent
+                    * Mat4::from_scale_rotation_translation(
+                        Vec3::splat(0.3),
+                        Quat::from_rotation_z(0.2 * t),
+                        Vec3::new(0.5, 0.0, 0.0),
+                    ),
+            )
+        });
+        let decomposed_scales: Vec<Vec3> = frames
+            .iter()
+            .flatten()
+            .map(|m| DisplayTransform::from_matrix(m).scale)
+            .collect();
+        assert!(
+            decomposed_scales.windows(2).any(|w| w[0] != w[1]),
+            "the test needs jitter to mean something"
+        );
+        let updates = check(&frames);
+        assert!(updates.len() > 5);
+        assert!(
+            updates
+                .iter()
+                .all(|u| u.transform.scale == updates[0].transform.scale),
+            "{updates:?}"
+        );
+        let counts = update_counts(&frames, &updates);
+        assert!(counts.planned_bytes < counts.per_tick_bytes);
+    }
+
+    #[test]
     fn constant_slerp_rotation_is_one_stretch() {
         let from = Quat::from_rotation_y(-1.2);
         let to = Quat::from_euler(EulerRot::XYZ, 0.4, 1.3, -0.2);
@@ -622,7 +942,10 @@ mod tests {
             update_counts(&frames, &updates),
             UpdateCounts {
                 per_tick: 1,
-                planned: 1
+                planned: 1,
+                // Header and start (9), duration (3), 2 vectors, 2 rotations.
+                per_tick_bytes: 9 + 3 + 2 * 14 + 2 * 18,
+                planned_bytes: 9 + 3 + 2 * 14 + 2 * 18,
             }
         );
     }

@@ -196,6 +196,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         crate::server::dispatch::EmoteDispatchPlugin,
         crate::server::combat::CombatPlugin,
     ));
+    crate::server::run_schedules_on_one_thread(&mut app);
     // Startup: the world and the library.
     app.update();
 
