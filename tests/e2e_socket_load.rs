@@ -9,7 +9,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{display_updates, sampled, Server};
+use common::{close_to_sample, display_updates, sampled, Server};
 
 const PLAYERS: usize = 20;
 const SECONDS: u64 = 60;
@@ -51,15 +51,15 @@ fn twenty_clients_watch_twenty_emotes_for_a_minute_at_twenty_tps() {
         );
         for id in ids {
             let updates = display_updates(run, id);
-            // Every transformation is a sampled pose of one node (loops
-            // repeat, so in any order).
+            // Every transformation is (within tolerance) a sampled pose of
+            // one node (loops repeat, so in any order).
             let explained = sample.values().any(|poses| {
                 updates.iter().all(|(matrix, scale)| {
                     poses.iter().any(|(visible, expected)| {
                         if scale.abs_diff_eq(valence::math::Vec3::ZERO, 1e-6) {
                             !visible
                         } else {
-                            *visible && matrix.abs_diff_eq(*expected, 1e-3)
+                            *visible && close_to_sample(matrix, expected)
                         }
                     })
                 })

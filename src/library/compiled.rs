@@ -115,6 +115,16 @@ impl CompiledAnimation {
             .all(Program::is_cycle_invariant)
     }
 
+    /// True when the pose at a timeline position is the same whatever ticks
+    /// were sampled before it in the cycle: [`Self::is_cycle_invariant`],
+    /// no `molang.tick` program, and no track expression writes a variable
+    /// (`molang.initialize` may: it runs at every cycle start).
+    pub fn is_position_pure(&self) -> bool {
+        self.is_cycle_invariant()
+            && self.tick.is_none()
+            && !self.expressions.iter().any(Program::writes_variables)
+    }
+
     /// Fresh per-playback Molang state for this Animation.
     pub fn new_molang_state(&self, seed: u64) -> MolangState {
         MolangState {

@@ -178,6 +178,14 @@ impl Program {
         })
     }
 
+    /// True when the program assigns a `variable.*` (which outlives one
+    /// evaluation; `temp.*` does not).
+    pub fn writes_variables(&self) -> bool {
+        self.nodes
+            .iter()
+            .any(|node| matches!(node, Node::SetVar(..)))
+    }
+
     /// True when, from a fresh session, the program's values depend only on
     /// the timeline (`q.anim_time`, `q.anim_length`, `q.delta_time`,
     /// `q.key_frame_lerp_time`) and on variables it or its Animation set:

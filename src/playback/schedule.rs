@@ -103,6 +103,9 @@ use crate::anim::DisplayTransform;
 /// not compared, only its corners.
 pub const MIN_ROTATED_SCALE: f32 = 1e-3;
 
+/// A miss (in tolerances) past which aiming a target is not tried.
+const HOPELESS_MISS: f32 = 2.0;
+
 /// The share of the tolerance the planner uses (see [`Planner::plan_into`]).
 const PLANNING_MARGIN: f32 = 0.999;
 
@@ -321,7 +324,7 @@ fn transform_error(
     exact: &Mat4,
     exact_rotation: Option<Quat>,
 ) -> PoseError {
-    let matrix = drawn.to_matrix();
+    let matrix = drawn.to_matrix_fast();
     if drawn.scale.min_element() < 0.0 {
         return error_with_rotation(&matrix, exact, exact_rotation);
     }
@@ -510,7 +513,10 @@ impl Planner {
         let worst = match self.worst_miss(frames, from, exact, a, b, tolerance) {
             Miss::None => return Some(exact),
             Miss::Hidden => return None,
-            Miss::At(tick) => tick,
+            // Aiming splits a miss between the middle and the end: it
+            // cannot bring one much past the tolerance back within it.
+            Miss::At(_, measure) if measure > HOPELESS_MISS => return None,
+            Miss::At(tick, _) => tick,
         };
         let exact_at = self.exact[worst]?;
         let u = (worst - a) as f32 / (b - a) as f32;
@@ -530,11 +536,8 @@ impl Planner {
             left_rotation: (turn * exact.left_rotation).normalize(),
             ..exact
         };
-        matches!(
-            self.worst_miss(frames, from, aimed, a, b, tolerance),
-            Miss::None
-        )
-        .then_some(aimed)
+        self.fits(frames, from, aimed, a, b, tolerance)
+            .then_some(aimed)
     }
 
     /// Tries keeping each field of `target` the client already has from
@@ -550,25 +553,43 @@ impl Planner {
         b: usize,
         tolerance: Tolerance,
     ) -> DisplayTransform {
-        type Swap = fn(&mut DisplayTransform, &DisplayTransform) -> bool;
+        // Each swap puts `from`'s field into the target and tells whether
+        // the field moved by less than the tolerance (a field that moved
+        // further cannot be kept, so the stretch is not checked).
+        type Swap = fn(&mut DisplayTransform, &DisplayTransform, Tolerance) -> bool;
         let swaps: [Swap; 4] = [
-            |t, f| std::mem::replace(&mut t.scale, f.scale) != f.scale,
-            |t, f| std::mem::replace(&mut t.right_rotation, f.right_rotation) != f.right_rotation,
-            |t, f| std::mem::replace(&mut t.translation, f.translation) != f.translation,
-            |t, f| std::mem::replace(&mut t.left_rotation, f.left_rotation) != f.left_rotation,
+            |t, f, tol| {
+                let moved = (t.scale - f.scale).abs().max_element();
+                t.scale = f.scale;
+                moved > 0.0 && moved <= tol.translation_blocks
+            },
+            |t, f, tol| {
+                let moved = angle_degrees(t.right_rotation, f.right_rotation);
+                let differs = t.right_rotation != f.right_rotation;
+                t.right_rotation = f.right_rotation;
+                differs && moved <= tol.rotation_degrees
+            },
+            |t, f, tol| {
+                let moved = (t.translation - f.translation).length();
+                t.translation = f.translation;
+                moved > 0.0 && moved <= tol.translation_blocks
+            },
+            |t, f, tol| {
+                let moved = angle_degrees(t.left_rotation, f.left_rotation);
+                let differs = t.left_rotation != f.left_rotation;
+                t.left_rotation = f.left_rotation;
+                differs && moved <= tol.rotation_degrees
+            },
         ];
         for swap in swaps {
             let mut kept = target;
-            if !swap(&mut kept, &from) {
+            if !swap(&mut kept, &from, tolerance) {
                 continue;
             }
             let fits = if a == b {
                 self.accepts(frames, &kept, a, tolerance)
             } else {
-                matches!(
-                    self.worst_miss(frames, from, kept, a, b, tolerance),
-                    Miss::None
-                )
+                self.fits(frames, from, kept, a, b, tolerance)
             };
             if fits {
                 target = kept;
@@ -589,6 +610,30 @@ impl Planner {
             Some(exact) => tolerance.accepts(transform_error(drawn, exact, self.rotations[t])),
             None => false,
         }
+    }
+
+    /// True when the client, interpolating from `from` to `to` over
+    /// `[a, b]`, draws every tick of `(a, b]` within `tolerance`.
+    fn fits(
+        &self,
+        frames: &[Option<Mat4>],
+        from: DisplayTransform,
+        to: DisplayTransform,
+        a: usize,
+        b: usize,
+        tolerance: Tolerance,
+    ) -> bool {
+        let span = (b - a) as f32;
+        (a + 1..=b).all(|t| {
+            if t == b && Some(to) == self.exact[b] {
+                return true; // drawn exactly
+            }
+            let drawn = from.interpolate(&to, (t - a) as f32 / span);
+            match &frames[t] {
+                Some(exact) => tolerance.accepts(transform_error(&drawn, exact, self.rotations[t])),
+                None => false,
+            }
+        })
     }
 
     /// Where the client, interpolating from `from` to `to` over `[a, b]`,
@@ -620,7 +665,7 @@ impl Planner {
                 worst = (measure, Some(t));
             }
         }
-        worst.1.map_or(Miss::None, Miss::At)
+        worst.1.map_or(Miss::None, |tick| Miss::At(tick, worst.0))
     }
 }
 
@@ -630,8 +675,9 @@ enum Miss {
     None,
     /// A tick of the stretch is hidden.
     Hidden,
-    /// The tick furthest outside the tolerance.
-    At(usize),
+    /// The tick furthest outside the tolerance, and how far (in
+    /// tolerances).
+    At(usize, f32),
 }
 
 fn point(tick: usize, transform: DisplayTransform) -> DisplayUpdate {

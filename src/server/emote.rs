@@ -366,19 +366,41 @@ impl Playing {
         frame: &mut [Option<Mat4>],
         roots: &SpaceRoots,
     ) -> Result<ClockStep, crate::anim::SampleError> {
+        let step = self.advance_clock(wall)?;
+        self.sample(step.position_ticks, step.advancing, frame, roots)?;
+        Ok(step)
+    }
+
+    /// The clock's tick, and the Molang cycle start when one begins; the
+    /// pose is not sampled (see [`Playing::sample`]).
+    fn advance_clock(&mut self, wall: u64) -> Result<ClockStep, crate::anim::SampleError> {
         let step = self.clock.step(wall);
         if step.cycle_started {
             self.compiled
                 .begin_cycle(&mut self.molang, step.loop_count)?;
         }
-        self.compiled.step(
-            &mut self.molang,
-            step.position_ticks,
-            step.advancing,
-            &mut self.pose,
-        )?;
-        self.frame_of_pose(roots, frame);
         Ok(step)
+    }
+
+    /// Samples the pose at `position_ticks` into `self.pose` and `frame`.
+    fn sample(
+        &mut self,
+        position_ticks: u32,
+        advancing: bool,
+        frame: &mut [Option<Mat4>],
+        roots: &SpaceRoots,
+    ) -> Result<(), crate::anim::SampleError> {
+        self.compiled
+            .step(&mut self.molang, position_ticks, advancing, &mut self.pose)?;
+        self.frame_of_pose(roots, frame);
+        Ok(())
+    }
+
+    /// True when the pose at a position can be sampled at any time, without
+    /// the ticks before it: every cycle is alike and nothing carries state
+    /// from tick to tick (no `molang.tick`, no track writes a variable).
+    fn is_position_pure(&self) -> bool {
+        self.compiled.is_position_pure()
     }
 
     /// True when nothing but the timeline decides this Animation's poses:
@@ -568,6 +590,10 @@ pub struct ActiveEmote {
     scheduled_yaw: Option<f32>,
     /// A cycle started this tick (plan it).
     cycle_started: bool,
+    /// The timeline position (and roots) whose pose was not sampled: the
+    /// schedule drew it, and nothing else needed it. `frame` and
+    /// `current.pose` are then stale until [`ActiveEmote::refresh_pose`].
+    stale_pose: Option<(u32, SpaceRoots)>,
 }
 
 /// An `item_source: participant_hand` display and what it shows now.
@@ -681,8 +707,21 @@ impl ActiveEmote {
         self.yaw.set_deadzone(180.0);
     }
 
+    /// Samples the pose a scheduled tick skipped, so `frame` and the
+    /// node poses are current (a turn, a stop or a transition needs them).
+    /// The Animation is position-pure, so this is the pose that tick had.
+    pub(crate) fn refresh_pose(&mut self) {
+        if let Some((position, roots)) = self.stale_pose.take() {
+            // It sampled without error when the cycle was planned.
+            let _ = self
+                .current
+                .sample(position, false, &mut self.frame, &roots);
+        }
+    }
+
     /// Starts the next segment; `false` when there is none left.
     fn start_next_segment(&mut self) -> bool {
+        self.refresh_pose();
         loop {
             let Some(segment) = self.queue.pop_front() else {
                 return false;
@@ -1153,6 +1192,7 @@ fn prepare_playback(
             position_ticks: None,
             scheduled_yaw: None,
             cycle_started: false,
+            stale_pose: None,
         },
         kinds,
         hidden: player_settings.hidden,
@@ -1702,10 +1742,32 @@ fn advance_one(
         }
         Phase::Timeline => {
             let roots = playback.roots;
-            let step = match playback.current.step(wall, &mut playback.frame, &roots) {
+            playback.stale_pose = None;
+            let step = match playback.current.advance_clock(wall) {
                 Ok(step) => step,
                 Err(e) => return Some(EndReason::Failed(e.to_string())),
             };
+            // A planned cycle of a position-pure Animation needs no pose on
+            // its quiet ticks: the client draws the plan. Cycle starts (which
+            // plan), events (node origins), ends (transitions) and the
+            // first tick sample as usual.
+            let quiet = playback.schedule.is_some()
+                && playback.current.is_position_pure()
+                && !step.cycle_started
+                && !step.loop_completed
+                && !step.finished
+                && step.timeline_events.is_none()
+                && playback.current.clock.elapsed_ticks() > 1;
+            if quiet {
+                playback.stale_pose = Some((step.position_ticks, roots));
+            } else if let Err(e) = playback.current.sample(
+                step.position_ticks,
+                step.advancing,
+                &mut playback.frame,
+                &roots,
+            ) {
+                return Some(EndReason::Failed(e.to_string()));
+            }
             if let Some(duo) = &mut playback.duo {
                 duo.offer_cycle_ended = step.loop_completed;
             }
@@ -1751,6 +1813,7 @@ pub(crate) fn fire_stop(
     out: &mut EventWriter<EmoteCommandEvent>,
 ) {
     if !playback.current.stop_fired {
+        playback.refresh_pose();
         queue_group(playback, EventGroup::Stop, player, out);
         playback.current.stop_fired = true;
     }
@@ -1968,6 +2031,7 @@ fn send_pose(playback: &mut ActiveEmote, yaw_degrees: f32, displays: &mut Displa
         }
         // The root turned mid-cycle: per tick until the next cycle.
         playback.schedule = None;
+        playback.refresh_pose();
     }
     send_per_tick(playback, yaw, scene_yaw, displays, None);
 }

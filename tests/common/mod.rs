@@ -1298,8 +1298,23 @@ pub fn client_matrix(meta: &EntityMetadata) -> Option<(Mat4, Vec3)> {
     ))
 }
 
+/// True when a transformation the server sent can stand for the sampled
+/// pose `expected`: within the scheduler's tolerance of it (0.01 block at
+/// the unit cube's corners, 0.5°), as a planned update's target is (it may
+/// be aimed off the exact pose, or keep a field the client already has).
+/// The 1% slack covers the float round trip through the test client.
+pub fn close_to_sample(matrix: &Mat4, expected: &Mat4) -> bool {
+    use emoted::playback::schedule::{pose_error, Tolerance};
+    let tolerance = Tolerance::default();
+    let slack = Tolerance {
+        translation_blocks: tolerance.translation_blocks * 1.01,
+        rotation_degrees: tolerance.rotation_degrees * 1.01,
+    };
+    slack.accepts(pose_error(matrix, expected))
+}
+
 /// True when every transformation `updates` holds matches the sampled pose of
-/// `node` at some tick, in increasing tick order.
+/// `node` at some tick ([`close_to_sample`]), in increasing tick order.
 pub fn follows_sample(updates: &[(Mat4, Vec3)], node: &[(bool, Mat4)]) -> bool {
     let mut tick = 0;
     for (matrix, scale) in updates {
@@ -1309,7 +1324,7 @@ pub fn follows_sample(updates: &[(Mat4, Vec3)], node: &[(bool, Mat4)]) -> bool {
             if hidden {
                 !visible
             } else {
-                visible && matrix.abs_diff_eq(expected, 1e-3)
+                visible && close_to_sample(matrix, &expected)
             }
         });
         match found {
