@@ -396,6 +396,20 @@ impl Playing {
         Ok(())
     }
 
+    /// True when a timeline event of the playing Animation falls in `range`
+    /// (the positions a tick covered).
+    fn has_events_in(&self, range: Option<&std::ops::RangeInclusive<u32>>) -> bool {
+        match (range, self.animation()) {
+            (Some(range), Some(animation)) => animation
+                .timeline
+                .events
+                .timeline
+                .iter()
+                .any(|e| range.contains(&e.time_ticks)),
+            _ => false,
+        }
+    }
+
     /// True when the pose at a position can be sampled at any time, without
     /// the ticks before it: every cycle is alike and nothing carries state
     /// from tick to tick (no `molang.tick`, no track writes a variable).
@@ -1756,7 +1770,9 @@ fn advance_one(
                 && !step.cycle_started
                 && !step.loop_completed
                 && !step.finished
-                && step.timeline_events.is_none()
+                && !playback
+                    .current
+                    .has_events_in(step.timeline_events.as_ref())
                 && playback.current.clock.elapsed_ticks() > 1;
             if quiet {
                 playback.stale_pose = Some((step.position_ticks, roots));

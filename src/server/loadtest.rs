@@ -167,26 +167,19 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.min(sorted.len() - 1)]
 }
 
-/// Runs a load test and returns its report.
-pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
-    if options.playbacks == 0 || options.viewers == 0 || options.ticks == 0 {
-        return Err(LoadtestError::Empty);
-    }
-    let report = Library::load(&options.emote_roots);
-    let choices = mix(&report.library, options.emote.as_deref())?;
-
+/// The server as `emoted serve` builds it (flat world, library, commands,
+/// playback, dispatcher, combat; every schedule on one thread), without
+/// the network: clients join with [`join_counting_client`]. Keep-alives are
+/// off, as no client answers them. The startup systems have run.
+pub fn headless_app(emote_roots: &[PathBuf], policy: DisplayUpdatePolicy) -> App {
     let mut app = App::new();
     app.insert_resource(KeepaliveSettings {
         period: Duration::from_secs(24 * 3600),
     })
     .insert_resource(EmoteFolders {
-        roots: options.emote_roots.clone(),
+        roots: emote_roots.to_vec(),
     })
-    .insert_resource(if options.per_tick {
-        DisplayUpdatePolicy::PerTick
-    } else {
-        DisplayUpdatePolicy::Scheduled
-    })
+    .insert_resource(policy)
     .add_plugins(DefaultPlugins.build().disable::<NetworkPlugin>())
     .add_plugins((
         crate::server::world::FlatWorldPlugin,
@@ -199,25 +192,50 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     crate::server::run_schedules_on_one_thread(&mut app);
     // Startup: the world and the library.
     app.update();
+    app
+}
 
+/// Spawns client number `index` (`load<index>`) with a connection that
+/// encodes and compresses every packet as a real one would, and only counts
+/// the bytes; returns its entity and the counter. It joins on the next
+/// update.
+pub fn join_counting_client(app: &mut App, index: usize) -> (Entity, Arc<AtomicU64>) {
+    let bytes = Arc::new(AtomicU64::new(0));
+    let mut enc = PacketEncoder::new();
+    enc.set_compression(Some(COMPRESSION_THRESHOLD));
+    let bundle = ClientBundle::new(ClientBundleArgs {
+        username: format!("load{index}"),
+        uuid: Uuid::from_u128(0x10AD_0000_0000_0000_0000_0000_0000_0000 + index as u128),
+        ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
+        properties: Vec::new(),
+        conn: Box::new(CountingConnection {
+            bytes: Arc::clone(&bytes),
+        }),
+        enc,
+    });
+    (app.world.spawn(bundle).id(), bytes)
+}
+
+/// Runs a load test and returns its report.
+pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
+    if options.playbacks == 0 || options.viewers == 0 || options.ticks == 0 {
+        return Err(LoadtestError::Empty);
+    }
+    let report = Library::load(&options.emote_roots);
+    let choices = mix(&report.library, options.emote.as_deref())?;
+
+    let policy = if options.per_tick {
+        DisplayUpdatePolicy::PerTick
+    } else {
+        DisplayUpdatePolicy::Scheduled
+    };
+    let mut app = headless_app(&options.emote_roots, policy);
     let clients = options.playbacks.max(options.viewers);
     let mut counters = Vec::with_capacity(clients);
     let mut entities = Vec::with_capacity(clients);
     for index in 0..clients {
-        let bytes = Arc::new(AtomicU64::new(0));
-        let mut enc = PacketEncoder::new();
-        enc.set_compression(Some(COMPRESSION_THRESHOLD));
-        let bundle = ClientBundle::new(ClientBundleArgs {
-            username: format!("load{index}"),
-            uuid: Uuid::from_u128(0x10AD_0000_0000_0000_0000_0000_0000_0000 + index as u128),
-            ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
-            properties: Vec::new(),
-            conn: Box::new(CountingConnection {
-                bytes: Arc::clone(&bytes),
-            }),
-            enc,
-        });
-        entities.push(app.world.spawn(bundle).id());
+        let (entity, bytes) = join_counting_client(&mut app, index);
+        entities.push(entity);
         counters.push(bytes);
     }
     // Join: chunks, players, everything a client gets when it arrives.
