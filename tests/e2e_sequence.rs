@@ -159,21 +159,29 @@ fn the_bundled_sit_session_plays_to_its_end() {
         .disconnect()
         .run();
     run.assert_ok();
-    // sit_down, the idles and stand_up share their body; sit_idle_b adds a
-    // book: 9 displays for the union, spawned once and all removed at the end.
+    // sit_down, the idles and stand_up share their body (8 displays);
+    // sit_idle_b adds a book. The union of the Animations the Sequence
+    // resolved to is spawned once and all removed at the end. The idle step
+    // is a weighted pick with `emote:break` and `emote:continue` (5% each),
+    // so a session may play no sit_idle_b, and then has no book.
     let displays: Vec<i32> = run.display_ids();
-    assert_eq!(displays.len(), 9, "{}", run.describe());
     let destroyed = run.destroyed();
     assert!(displays.iter().all(|id| destroyed.contains(id)));
-    // The book is hidden (scale 0) while the Animation playing has no book:
-    // it is never drawn before the first idle, so its first scale is 0.
     let book = run
         .spawned_of("item_display")
         .into_iter()
-        .find(|s| run.merged_fields(s.entity_id)["item"]["id"] == "minecraft:book")
-        .expect("the book display");
-    let first = display_updates(&run, book.entity_id);
-    let (_, scale) = first.first().expect("the book got a transformation");
-    assert_eq!(*scale, Vec3::ZERO, "the book showed during sit_down");
+        .find(|s| run.merged_fields(s.entity_id)["item"]["id"] == "minecraft:book");
+    match book {
+        Some(book) => {
+            assert_eq!(displays.len(), 9, "{}", run.describe());
+            // The book is hidden (scale 0) while the Animation playing has
+            // no book: it is never drawn before the first idle, so its first
+            // scale is 0.
+            let first = display_updates(&run, book.entity_id);
+            let (_, scale) = first.first().expect("the book got a transformation");
+            assert_eq!(*scale, Vec3::ZERO, "the book showed during sit_down");
+        }
+        None => assert_eq!(displays.len(), 8, "{}", run.describe()),
+    }
     server.assert_log_clean();
 }

@@ -424,21 +424,22 @@ impl Playing {
         self.compiled.is_cycle_invariant()
     }
 
-    /// Plans the display updates of the cycle that just started (its tick 0
-    /// was sampled into `self.pose`): the rest of the cycle is sampled on a
-    /// copy of this playback (same clock, same Molang state, so the same
-    /// poses), and each rig node's updates are planned over it, in the
-    /// emote frame with `roots` applied. `None` where the path cannot be
-    /// known ahead (`server_sync` follows the wall clock).
+    /// Plans the display updates of the cycle that just started, from
+    /// `first_position` (0, or where a `server_sync` playback joined; that
+    /// tick was sampled into `self.pose`): the rest of the cycle is sampled
+    /// on a copy of this playback (same clock, same Molang state, so the
+    /// same poses), and each rig node's updates are planned over it, in the
+    /// emote frame with `roots` applied. A `server_sync` cycle is sampled
+    /// as if the wall clock moved one tick per server tick; when it does
+    /// not, the server drops the plan ([`send_pose`]).
     fn plan_cycle(
         &self,
         roots: &SpaceRoots,
         planner: &mut Planner,
+        first_position: u32,
     ) -> Option<Vec<Vec<DisplayUpdate>>> {
         let animation = self.animation()?;
-        if animation.settings.playback.mode == PlaybackMode::ServerSync {
-            return None;
-        }
+        let server_sync = animation.settings.playback.mode == PlaybackMode::ServerSync;
         let nodes = self.compiled.rig.nodes.len();
         // One slot per rig node: the copy writes rig order, no mirrors.
         let mut copy = Playing {
@@ -450,10 +451,21 @@ impl Playing {
         copy.frame_of_pose(roots, &mut frame);
         let mut frames: Vec<Vec<Option<Mat4>>> = frame.iter().map(|f| vec![*f]).collect();
         let duration = animation.timeline.duration_ticks;
-        for expected in 1..=duration {
-            let step = copy.step(0, &mut frame, roots).ok()?;
-            if step.position_ticks != expected {
-                break; // a loop wraps to 0, or a delay holds the end
+        // A cycle with no delay after it wraps from D − 1 to 0: D itself is
+        // never shown (the loop case finds that out from its clock).
+        let last = if server_sync && animation.settings.playback.loop_delay_ticks == 0 {
+            duration.saturating_sub(1)
+        } else {
+            duration
+        };
+        for expected in first_position + 1..=last {
+            if server_sync {
+                copy.sample(expected, true, &mut frame, roots).ok()?;
+            } else {
+                let step = copy.step(0, &mut frame, roots).ok()?;
+                if step.position_ticks != expected {
+                    break; // a loop wraps to 0, or a delay holds the end
+                }
             }
             for (node, f) in frames.iter_mut().zip(&frame) {
                 node.push(*f);
@@ -519,8 +531,12 @@ impl Playing {
 /// The planned display updates of the cycle playing now.
 struct CycleSchedule {
     /// Per rig node of the playing Animation, its updates over the cycle
-    /// (timeline ticks); shared between playbacks of a pure Animation.
+    /// (ticks counted from `first_position`); shared between playbacks of a
+    /// pure Animation.
     plans: Arc<Vec<Vec<DisplayUpdate>>>,
+    /// The timeline position the plan starts at: 0, or where a `server_sync`
+    /// playback joined its cycle.
+    first_position: u32,
     /// The timeline position whose updates were last sent (a held position
     /// sends nothing more).
     last_position: Option<u32>,
@@ -604,6 +620,9 @@ pub struct ActiveEmote {
     scheduled_yaw: Option<f32>,
     /// A cycle started this tick (plan it).
     cycle_started: bool,
+    /// The current cycle waits for a plan (the tick's planning budget was
+    /// spent); it streams per tick meanwhile.
+    plan_pending: bool,
     /// The timeline position (and roots) whose pose was not sampled: the
     /// schedule drew it, and nothing else needed it. `frame` and
     /// `current.pose` are then stale until [`ActiveEmote::refresh_pose`].
@@ -790,6 +809,15 @@ impl ActiveEmote {
             }
         }
     }
+}
+
+/// Replaces the wall clock that `server_sync` follows with the server's own
+/// tick counter plus `start_tick`: for runs that tick faster than real time
+/// (`emoted loadtest`), where the real wall clock would barely move.
+#[derive(Resource, Clone, Copy, Debug)]
+pub struct SimulatedWallClock {
+    /// The wall tick at server tick 0.
+    pub start_tick: u64,
 }
 
 /// The server's wall-clock tick, `unix_ms / 50` (DESIGN.md, `server_sync`).
@@ -1206,6 +1234,7 @@ fn prepare_playback(
             position_ticks: None,
             scheduled_yaw: None,
             cycle_started: false,
+            plan_pending: false,
             stale_pose: None,
         },
         kinds,
@@ -1674,8 +1703,11 @@ fn advance_emotes(
     mut commands_out: EventWriter<EmoteCommandEvent>,
     policy: Option<Res<DisplayUpdatePolicy>>,
     mut plans: ResMut<PlanCache>,
+    server: Res<Server>,
+    simulated: Option<Res<SimulatedWallClock>>,
 ) {
-    let wall = wall_tick();
+    let wall = simulated.map_or_else(wall_tick, |c| c.start_tick + now_tick(&server));
+    plans.planned_this_tick = 0;
     let policy = policy.map_or(DisplayUpdatePolicy::Scheduled, |p| *p);
     for (player, mut playback, look, mut client, mut layer, watch) in &mut players {
         let playback = &mut *playback;
@@ -1921,7 +1953,17 @@ fn queue_group(
 pub struct PlanCache {
     shared: HashMap<usize, SharedPlan>,
     planner: Planner,
+    /// Node-ticks planned during the current server tick.
+    planned_this_tick: usize,
 }
+
+/// How many node-ticks (display nodes × timeline ticks) may be planned in
+/// one server tick; about 3 ms on the 2-core machine, sampling included.
+/// Cycles that start together (every `server_sync` playback of an emote
+/// wraps on the same tick; a burst of `/emote` starts) would otherwise plan
+/// in one tick and stall it. A cycle over the budget streams per tick and
+/// is planned from where it is on a later tick. Shared plans cost nothing.
+const PLANNING_BUDGET_NODE_TICKS: usize = 4_000;
 
 /// A shared plan and the compiled Animation it belongs to (kept alive so
 /// its address, the key, is never reused).
@@ -1930,26 +1972,50 @@ type SharedPlan = (Arc<CompiledAnimation>, Arc<Vec<Vec<DisplayUpdate>>>);
 /// At most this many shared plans are kept (a reload makes new ones).
 const PLAN_CACHE_LIMIT: usize = 1024;
 
-/// When a cycle started this tick, plans its display updates (or takes the
-/// shared plan of a pure Animation). Two-player mirrors and `server_sync`
-/// stay per tick.
+/// When a cycle started this tick (or one waits for the planning budget),
+/// plans its display updates from this tick on, or takes the shared plan of
+/// a pure Animation. Two-player mirrors stay per tick.
 fn plan_new_cycle(playback: &mut ActiveEmote, cache: &mut PlanCache) {
-    if !playback.cycle_started {
+    if playback.cycle_started {
+        playback.scheduled_yaw = None;
+        playback.schedule = None;
+        playback.plan_pending = true;
+    }
+    if !playback.plan_pending || playback.roots.mirror {
         return;
     }
-    playback.scheduled_yaw = None;
-    playback.schedule = None;
-    if playback.roots.mirror {
+    let Some(first_position) = playback.position_ticks else {
         return;
-    }
+    };
     let roots = playback.roots;
     let current = &playback.current;
-    let plans = if current.is_pure() && roots == SpaceRoots::SOLO {
+    let shared = current.is_pure() && roots == SpaceRoots::SOLO && first_position == 0;
+    let cached = shared
+        && cache
+            .shared
+            .contains_key(&(Arc::as_ptr(&current.compiled) as usize));
+    if !cached {
+        let duration = current.animation().map_or(0, |a| a.timeline.duration_ticks);
+        let cost =
+            current.compiled.rig.nodes.len() * duration.saturating_sub(first_position) as usize;
+        // Over budget: wait, unless nothing was planned yet this tick (a
+        // single cycle larger than the budget still gets its plan).
+        if cache.planned_this_tick > 0
+            && cache.planned_this_tick + cost > PLANNING_BUDGET_NODE_TICKS
+        {
+            return;
+        }
+        cache.planned_this_tick += cost;
+    }
+    playback.plan_pending = false;
+    let plans = if shared {
         let key = Arc::as_ptr(&current.compiled) as usize;
         match cache.shared.get(&key) {
             Some((_, plans)) => Some(Arc::clone(plans)),
             None => {
-                let plans = current.plan_cycle(&roots, &mut cache.planner).map(Arc::new);
+                let plans = current
+                    .plan_cycle(&roots, &mut cache.planner, 0)
+                    .map(Arc::new);
                 if let Some(plans) = &plans {
                     if cache.shared.len() >= PLAN_CACHE_LIMIT {
                         cache.shared.clear();
@@ -1962,10 +2028,13 @@ fn plan_new_cycle(playback: &mut ActiveEmote, cache: &mut PlanCache) {
             }
         }
     } else {
-        current.plan_cycle(&roots, &mut cache.planner).map(Arc::new)
+        current
+            .plan_cycle(&roots, &mut cache.planner, first_position)
+            .map(Arc::new)
     };
     playback.schedule = plans.map(|plans| CycleSchedule {
         plans,
+        first_position,
         last_position: None,
     });
 }
@@ -2020,12 +2089,19 @@ fn send_pose(playback: &mut ActiveEmote, yaw_degrees: f32, displays: &mut Displa
     let scene_yaw = Quat::from_mat4(&playback.scene_root);
     if let (Some(position), Some(schedule)) = (playback.position_ticks, &mut playback.schedule) {
         let steady = *playback.scheduled_yaw.get_or_insert(yaw_degrees) == yaw_degrees;
-        if steady {
+        // The plan assumes one position per tick (or a held one); a
+        // `server_sync` wall clock that skipped a tick would skip updates.
+        let in_step = position >= schedule.first_position
+            && schedule
+                .last_position
+                .is_none_or(|last| position == last || position == last + 1);
+        if steady && in_step {
             if schedule.last_position != Some(position) {
                 schedule.last_position = Some(position);
                 let current = &playback.current;
+                let tick = position - schedule.first_position;
                 for (rig_index, plan) in schedule.plans.iter().enumerate() {
-                    let Some(update) = update_at(plan, position) else {
+                    let Some(update) = update_at(plan, tick) else {
                         continue;
                     };
                     let Some(&union) = current.rig_to_union.get(rig_index) else {
@@ -2045,7 +2121,8 @@ fn send_pose(playback: &mut ActiveEmote, yaw_degrees: f32, displays: &mut Displa
             send_per_tick(playback, yaw, scene_yaw, displays, Some(&covered));
             return;
         }
-        // The root turned mid-cycle: per tick until the next cycle.
+        // The root turned mid-cycle (or the clock jumped): per tick until
+        // the next cycle.
         playback.schedule = None;
         playback.refresh_pose();
     }
@@ -2121,5 +2198,73 @@ fn despawn_orphan_displays(
         if !owned {
             commands.entity(entity).insert(Despawned);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::read_emote_file;
+    use crate::playback::schedule::{update_counts, verify};
+
+    /// A bundled Animation as the server would play it, with its rig's node
+    /// ids as the union.
+    fn playing(file_name: &str, seed: u64) -> Playing {
+        let path = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes"))
+            .join(file_name);
+        let file = read_emote_file(&path).file.expect("a bundled file");
+        let EmoteFile::Animation(animation) = &file else {
+            panic!("{file_name} is not an Animation");
+        };
+        let compiled = CompiledAnimation::compile(animation).expect("compiles");
+        let union: Vec<String> = compiled.rig.nodes.iter().map(|n| n.id.clone()).collect();
+        let playable = PlayableAnimation {
+            file: Arc::new(file.clone()),
+            compiled: Arc::new(compiled),
+        };
+        let id = animation.id.clone();
+        Playing::new(id, &playable, &union, PlayMode::Own, seed).expect("an Animation")
+    }
+
+    #[test]
+    fn a_server_sync_playback_joining_mid_cycle_plans_the_rest_of_its_cycle() {
+        // `example:clock_sync`: 120 ticks, server_sync, Molang reading
+        // `q.life_time` (so every cycle is planned on its own).
+        let mut playing = playing("clock_sync.json", 7);
+        let roots = SpaceRoots::SOLO;
+        let nodes = playing.compiled.rig.nodes.len();
+        let mut frame = vec![None; nodes];
+        // The wall clock is 37 ticks into a cycle when the player starts.
+        let wall = 120 * 9_000 + 37;
+        let step = playing.step(wall, &mut frame, &roots).expect("samples");
+        assert_eq!((step.position_ticks, step.cycle_started), (37, true));
+        let plans = playing
+            .plan_cycle(&roots, &mut Planner::new(), 37)
+            .expect("server_sync is planned");
+        // The playback itself, one wall tick per server tick, to the end of
+        // the cycle (position 119; the next tick starts a new cycle at 0):
+        // the client must draw every tick within tolerance.
+        let mut frames: Vec<Vec<Option<Mat4>>> = frame.iter().map(|f| vec![*f]).collect();
+        for tick in 1..(120 - 37) {
+            playing
+                .step(wall + tick, &mut frame, &roots)
+                .expect("samples");
+            for (node, f) in frames.iter_mut().zip(&frame) {
+                node.push(*f);
+            }
+        }
+        let (mut planned, mut per_tick) = (0, 0);
+        for (node, (plan, frames)) in plans.iter().zip(&frames).enumerate() {
+            if let Err(e) = verify(frames, plan, Tolerance::default()) {
+                panic!("node {}: {e}", playing.compiled.rig.nodes[node].id);
+            }
+            let counts = update_counts(frames, plan);
+            planned += counts.planned;
+            per_tick += counts.per_tick;
+        }
+        assert!(
+            per_tick > 0 && planned < per_tick,
+            "{planned} of {per_tick}"
+        );
     }
 }

@@ -23,8 +23,10 @@
 //!   interpolation (what a naive server does), the baseline for the same
 //!   run.
 //!
-//! Keep-alives are disabled (no client would answer them); everything else
-//! runs as in `emoted serve`.
+//! Keep-alives are disabled (no client would answer them), and the wall
+//! clock `server_sync` emotes follow is the tick counter (ticks run back to
+//! back here, far faster than 50 ms, so the real clock would hold them
+//! still); everything else runs as in `emoted serve`.
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
@@ -44,7 +46,9 @@ use crate::format::settings::PlaybackMode;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
 use crate::playback::StepRng;
-use crate::server::emote::{DisplayUpdatePolicy, EmoteDisplay, PlayEmoteRequest};
+use crate::server::emote::{
+    DisplayUpdatePolicy, EmoteDisplay, PlayEmoteRequest, SimulatedWallClock,
+};
 use crate::server::EmoteFolders;
 
 /// Ticks over which the playbacks start, before measuring.
@@ -170,7 +174,8 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 /// The server as `emoted serve` builds it (flat world, library, commands,
 /// playback, dispatcher, combat; every schedule on one thread), without
 /// the network: clients join with [`join_counting_client`]. Keep-alives are
-/// off, as no client answers them. The startup systems have run.
+/// off, as no client answers them, and `server_sync` follows the tick
+/// counter ([`SimulatedWallClock`]). The startup systems have run.
 pub fn headless_app(emote_roots: &[PathBuf], policy: DisplayUpdatePolicy) -> App {
     let mut app = App::new();
     app.insert_resource(KeepaliveSettings {
@@ -180,6 +185,7 @@ pub fn headless_app(emote_roots: &[PathBuf], policy: DisplayUpdatePolicy) -> App
         roots: emote_roots.to_vec(),
     })
     .insert_resource(policy)
+    .insert_resource(SimulatedWallClock { start_tick: 0 })
     .add_plugins(DefaultPlugins.build().disable::<NetworkPlugin>())
     .add_plugins((
         crate::server::world::FlatWorldPlugin,
