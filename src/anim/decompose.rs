@@ -140,15 +140,13 @@ fn svd3(a: &Mat3) -> (Mat3, Vec3, Mat3) {
             let c = 1.0 / (t * t + 1.0).sqrt();
             let sn = t * c;
             // S ← Jᵀ S J
-            for k in 0..3 {
-                let skp = s[k][p];
-                let skq = s[k][q];
-                s[k][p] = c * skp - sn * skq;
-                s[k][q] = sn * skp + c * skq;
+            for row in &mut s {
+                let (skp, skq) = (row[p], row[q]);
+                row[p] = c * skp - sn * skq;
+                row[q] = sn * skp + c * skq;
             }
-            for k in 0..3 {
-                let spk = s[p][k];
-                let sqk = s[q][k];
+            let (row_p, row_q) = (s[p], s[q]);
+            for (k, (spk, sqk)) in row_p.into_iter().zip(row_q).enumerate() {
                 s[p][k] = c * spk - sn * sqk;
                 s[q][k] = sn * spk + c * sqk;
             }

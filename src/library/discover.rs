@@ -16,19 +16,19 @@ pub fn emote_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
         return Ok(vec![path.to_path_buf()]);
     }
     let mut out = Vec::new();
-    walk(path, path, &mut out)?;
+    walk(path, &mut out)?;
     out.sort();
     Ok(out)
 }
 
-fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
         let file_type = entry.file_type()?;
         if file_type.is_dir() {
-            walk(root, &path, out)?;
+            walk(&path, out)?;
         } else if path.extension().is_some_and(|e| e == "json") && is_emote_path(&path) {
             out.push(path);
         }

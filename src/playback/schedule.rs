@@ -650,8 +650,8 @@ impl Planner {
     ) -> Miss {
         let span = (b - a) as f32;
         let mut worst = (1.0f32, None);
-        for t in a + 1..=b {
-            let Some(exact) = &frames[t] else {
+        for (t, exact) in frames.iter().enumerate().take(b + 1).skip(a + 1) {
+            let Some(exact) = exact else {
                 return Miss::Hidden;
             };
             if t == b && Some(to) == self.exact[b] {

@@ -865,6 +865,20 @@ pub enum PlayRefusal {
     Failed(String, String),
 }
 
+/// Players as [`start_requested_emotes`] reads them.
+type StartingPlayers<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static Position,
+        &'static Look,
+        &'static mut EntityLayerId,
+        &'static UniqueId,
+        Option<&'static mut ActiveEmote>,
+        &'static mut Client,
+    ),
+>;
+
 #[allow(clippy::too_many_arguments)]
 fn start_requested_emotes(
     mut requests: EventReader<PlayEmoteRequest>,
@@ -872,14 +886,7 @@ fn start_requested_emotes(
     library: Res<EmoteLibrary>,
     server: Res<Server>,
     mut cooldowns: ResMut<EmoteCooldowns>,
-    mut players: Query<(
-        &Position,
-        &Look,
-        &mut EntityLayerId,
-        &UniqueId,
-        Option<&mut ActiveEmote>,
-        &mut Client,
-    )>,
+    mut players: StartingPlayers,
     mut ended: EventWriter<EmoteEndedEvent>,
     existing_displays: Query<(), (With<EmoteDisplay>, Without<Despawned>)>,
     config: Option<Res<crate::server::config::Config>>,
@@ -1688,16 +1695,24 @@ fn observe_players(
     }
 }
 
+/// Players as [`advance_emotes`] reads them.
+type PlayingPlayers<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static mut ActiveEmote,
+        &'static Look,
+        &'static mut Client,
+        &'static mut EntityLayerId,
+        Option<&'static mut StopWatch>,
+    ),
+>;
+
+#[allow(clippy::too_many_arguments)]
 fn advance_emotes(
     mut commands: Commands,
-    mut players: Query<(
-        Entity,
-        &mut ActiveEmote,
-        &Look,
-        &mut Client,
-        &mut EntityLayerId,
-        Option<&mut StopWatch>,
-    )>,
+    mut players: PlayingPlayers,
     mut displays: DisplayQuery,
     mut ended: EventWriter<EmoteEndedEvent>,
     mut commands_out: EventWriter<EmoteCommandEvent>,
@@ -1969,7 +1984,8 @@ const PLANNING_BUDGET_NODE_TICKS: usize = 4_000;
 /// its address, the key, is never reused).
 type SharedPlan = (Arc<CompiledAnimation>, Arc<Vec<Vec<DisplayUpdate>>>);
 
-/// At most this many shared plans are kept (a reload makes new ones).
+/// At most this many shared plans are kept (a reload makes new ones). At
+/// the limit, plans of Animations no longer loaded or playing go first.
 const PLAN_CACHE_LIMIT: usize = 1024;
 
 /// When a cycle started this tick (or one waits for the planning budget),
@@ -2018,7 +2034,14 @@ fn plan_new_cycle(playback: &mut ActiveEmote, cache: &mut PlanCache) {
                     .map(Arc::new);
                 if let Some(plans) = &plans {
                     if cache.shared.len() >= PLAN_CACHE_LIMIT {
-                        cache.shared.clear();
+                        // Keep the plans of Animations still loaded or
+                        // playing; the cache alone holds the others.
+                        cache
+                            .shared
+                            .retain(|_, (compiled, _)| Arc::strong_count(compiled) > 1);
+                        if cache.shared.len() >= PLAN_CACHE_LIMIT {
+                            cache.shared.clear();
+                        }
                     }
                     cache
                         .shared
