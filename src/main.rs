@@ -291,13 +291,8 @@ fn serve(args: ServeArgs) -> ExitCode {
     .insert_resource(emoted::server::reload::ConfigPath(config_path))
     .add_plugins(DefaultPlugins)
     .add_plugins((
-        emoted::server::world::FlatWorldPlugin,
-        emoted::server::EmoteLibraryPlugin,
-        emoted::server::commands::EmoteCommandsPlugin,
-        emoted::server::emote::EmotePlaybackPlugin,
-        emoted::server::dispatch::EmoteDispatchPlugin,
+        emoted::server::EmoteServerPlugins,
         emoted::server::reload::EmoteReloadPlugin,
-        emoted::server::combat::CombatPlugin,
         emoted::server::tick_stats::TickStatsPlugin,
     ));
     emoted::server::run_schedules_on_one_thread(&mut app);

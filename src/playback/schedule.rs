@@ -613,7 +613,8 @@ impl Planner {
     }
 
     /// True when the client, interpolating from `from` to `to` over
-    /// `[a, b]`, draws every tick of `(a, b]` within `tolerance`.
+    /// `[a, b]`, draws every tick of `(a, b]` within `tolerance` (stops at
+    /// the first that is not).
     fn fits(
         &self,
         frames: &[Option<Mat4>],
@@ -623,17 +624,8 @@ impl Planner {
         b: usize,
         tolerance: Tolerance,
     ) -> bool {
-        let span = (b - a) as f32;
-        (a + 1..=b).all(|t| {
-            if t == b && Some(to) == self.exact[b] {
-                return true; // drawn exactly
-            }
-            let drawn = from.interpolate(&to, (t - a) as f32 / span);
-            match &frames[t] {
-                Some(exact) => tolerance.accepts(transform_error(&drawn, exact, self.rotations[t])),
-                None => false,
-            }
-        })
+        self.stretch_errors(frames, from, to, a, b)
+            .all(|(_, error)| error.is_some_and(|e| tolerance.accepts(e)))
     }
 
     /// Where the client, interpolating from `from` to `to` over `[a, b]`,
@@ -648,17 +640,11 @@ impl Planner {
         b: usize,
         tolerance: Tolerance,
     ) -> Miss {
-        let span = (b - a) as f32;
         let mut worst = (1.0f32, None);
-        for (t, exact) in frames.iter().enumerate().take(b + 1).skip(a + 1) {
-            let Some(exact) = exact else {
+        for (t, error) in self.stretch_errors(frames, from, to, a, b) {
+            let Some(error) = error else {
                 return Miss::Hidden;
             };
-            if t == b && Some(to) == self.exact[b] {
-                continue; // drawn exactly
-            }
-            let drawn = from.interpolate(&to, (t - a) as f32 / span);
-            let error = transform_error(&drawn, exact, self.rotations[t]);
             let measure = (error.translation_blocks / tolerance.translation_blocks)
                 .max(error.rotation_degrees / tolerance.rotation_degrees);
             if measure > worst.0 || !measure.is_finite() {
@@ -666,6 +652,29 @@ impl Planner {
             }
         }
         worst.1.map_or(Miss::None, |tick| Miss::At(tick, worst.0))
+    }
+
+    /// Each tick of `(a, b]` and how far the client, interpolating from
+    /// `from` to `to`, draws it from its exact pose (`None` where the node
+    /// is hidden). The end is left out when `to` is its exact pose (drawn
+    /// exactly).
+    fn stretch_errors<'a>(
+        &'a self,
+        frames: &'a [Option<Mat4>],
+        from: DisplayTransform,
+        to: DisplayTransform,
+        a: usize,
+        b: usize,
+    ) -> impl Iterator<Item = (usize, Option<PoseError>)> + 'a {
+        let span = (b - a) as f32;
+        let last = if Some(to) == self.exact[b] { b - 1 } else { b };
+        (a + 1..=last).map(move |t| {
+            let error = frames[t].as_ref().map(|exact| {
+                let drawn = from.interpolate(&to, (t - a) as f32 / span);
+                transform_error(&drawn, exact, self.rotations[t])
+            });
+            (t, error)
+        })
     }
 }
 

@@ -396,18 +396,24 @@ impl Playing {
         Ok(())
     }
 
-    /// True when a timeline event of the playing Animation falls in `range`
-    /// (the positions a tick covered).
-    fn has_events_in(&self, range: Option<&std::ops::RangeInclusive<u32>>) -> bool {
-        match (range, self.animation()) {
-            (Some(range), Some(animation)) => animation
-                .timeline
-                .events
-                .timeline
-                .iter()
-                .any(|e| range.contains(&e.time_ticks)),
-            _ => false,
-        }
+    /// The timeline events of the playing Animation whose time falls in
+    /// `range` (the positions a tick covered).
+    fn events_in<'a>(
+        &'a self,
+        range: Option<&'a std::ops::RangeInclusive<u32>>,
+    ) -> impl Iterator<Item = &'a CommandEvent> + 'a {
+        self.animation()
+            .zip(range)
+            .into_iter()
+            .flat_map(|(animation, range)| {
+                animation
+                    .timeline
+                    .events
+                    .timeline
+                    .iter()
+                    .filter(move |e| range.contains(&e.time_ticks))
+                    .map(|e| &e.event)
+            })
     }
 
     /// True when the pose at a position can be sampled at any time, without
@@ -1817,9 +1823,11 @@ fn advance_one(
                 && !step.cycle_started
                 && !step.loop_completed
                 && !step.finished
-                && !playback
+                && playback
                     .current
-                    .has_events_in(step.timeline_events.as_ref())
+                    .events_in(step.timeline_events.as_ref())
+                    .next()
+                    .is_none()
                 && playback.current.clock.elapsed_ticks() > 1;
             if quiet {
                 playback.stale_pose = Some((step.position_ticks, roots));
@@ -1839,19 +1847,8 @@ fn advance_one(
             if playback.current.clock.elapsed_ticks() == 1 {
                 queue_group(playback, EventGroup::Start, player, out);
             }
-            if let (Some(range), Some(animation)) =
-                (&step.timeline_events, playback.current.animation())
-            {
-                let due: Vec<&CommandEvent> = animation
-                    .timeline
-                    .events
-                    .timeline
-                    .iter()
-                    .filter(|e| range.contains(&e.time_ticks))
-                    .map(|e| &e.event)
-                    .collect();
-                queue_events(playback, due.into_iter(), player, out);
-            }
+            let due = playback.current.events_in(step.timeline_events.as_ref());
+            queue_events(playback, due, player, out);
             let cycle_done =
                 step.loop_completed || (step.finished && playback.current.loops_in_sequence);
             if cycle_done {
@@ -2006,10 +2003,8 @@ fn plan_new_cycle(playback: &mut ActiveEmote, cache: &mut PlanCache) {
     let roots = playback.roots;
     let current = &playback.current;
     let shared = current.is_pure() && roots == SpaceRoots::SOLO && first_position == 0;
-    let cached = shared
-        && cache
-            .shared
-            .contains_key(&(Arc::as_ptr(&current.compiled) as usize));
+    let key = Arc::as_ptr(&current.compiled) as usize;
+    let cached = shared && cache.shared.contains_key(&key);
     if !cached {
         let duration = current.animation().map_or(0, |a| a.timeline.duration_ticks);
         let cost =
@@ -2025,7 +2020,6 @@ fn plan_new_cycle(playback: &mut ActiveEmote, cache: &mut PlanCache) {
     }
     playback.plan_pending = false;
     let plans = if shared {
-        let key = Arc::as_ptr(&current.compiled) as usize;
         match cache.shared.get(&key) {
             Some((_, plans)) => Some(Arc::clone(plans)),
             None => {

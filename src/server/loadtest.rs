@@ -49,7 +49,7 @@ use crate::playback::StepRng;
 use crate::server::emote::{
     DisplayUpdatePolicy, EmoteDisplay, PlayEmoteRequest, SimulatedWallClock,
 };
-use crate::server::EmoteFolders;
+use crate::server::{EmoteFolders, EmoteServerPlugins};
 
 /// Ticks over which the playbacks start, before measuring.
 pub const WARMUP_TICKS: u32 = 60;
@@ -171,9 +171,9 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.min(sorted.len() - 1)]
 }
 
-/// The server as `emoted serve` builds it (flat world, library, commands,
-/// playback, dispatcher, combat; every schedule on one thread), without
-/// the network: clients join with [`join_counting_client`]. Keep-alives are
+/// The server as `emoted serve` builds it ([`EmoteServerPlugins`], every
+/// schedule on one thread), without the network, the file watcher and tick
+/// statistics: clients join with [`join_counting_client`]. Keep-alives are
 /// off, as no client answers them, and `server_sync` follows the tick
 /// counter ([`SimulatedWallClock`]). The startup systems have run.
 pub fn headless_app(emote_roots: &[PathBuf], policy: DisplayUpdatePolicy) -> App {
@@ -187,14 +187,7 @@ pub fn headless_app(emote_roots: &[PathBuf], policy: DisplayUpdatePolicy) -> App
     .insert_resource(policy)
     .insert_resource(SimulatedWallClock { start_tick: 0 })
     .add_plugins(DefaultPlugins.build().disable::<NetworkPlugin>())
-    .add_plugins((
-        crate::server::world::FlatWorldPlugin,
-        crate::server::EmoteLibraryPlugin,
-        crate::server::commands::EmoteCommandsPlugin,
-        crate::server::emote::EmotePlaybackPlugin,
-        crate::server::dispatch::EmoteDispatchPlugin,
-        crate::server::combat::CombatPlugin,
-    ));
+    .add_plugins(EmoteServerPlugins);
     crate::server::run_schedules_on_one_thread(&mut app);
     // Startup: the world and the library.
     app.update();

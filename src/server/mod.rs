@@ -42,6 +42,25 @@ pub fn run_schedules_on_one_thread(app: &mut App) {
     }
 }
 
+/// The emote server's own plugins: the flat world, the library, `/emote`,
+/// playback, the command dispatcher and combat. `emoted serve` adds the
+/// file watcher and tick statistics; `emoted loadtest` runs these alone,
+/// so both run the same server.
+pub struct EmoteServerPlugins;
+
+impl Plugin for EmoteServerPlugins {
+    fn build(&self, app: &mut App) {
+        app.add_plugins((
+            world::FlatWorldPlugin,
+            EmoteLibraryPlugin,
+            commands::EmoteCommandsPlugin,
+            emote::EmotePlaybackPlugin,
+            dispatch::EmoteDispatchPlugin,
+            combat::CombatPlugin,
+        ));
+    }
+}
+
 /// Where the server reads emotes from.
 #[derive(Resource, Clone, Debug)]
 pub struct EmoteFolders {
