@@ -39,29 +39,7 @@ enum Command {
     },
     /// Measure the server tick with N playbacks seen by M viewers (no sockets);
     /// prints one JSON line.
-    Loadtest {
-        /// Playbacks (N).
-        #[arg(long, default_value_t = 100)]
-        playbacks: usize,
-        /// Viewers (M).
-        #[arg(long, default_value_t = 100)]
-        viewers: usize,
-        /// Measured ticks (T).
-        #[arg(long, default_value_t = 200)]
-        ticks: u32,
-        /// Play this emote in every playback instead of the bundled mix.
-        #[arg(long)]
-        emote: Option<String>,
-        /// Send every changed node every tick (the naive baseline).
-        #[arg(long)]
-        per_tick: bool,
-        /// Seed of the shuffle.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Folders (or files) to load emotes from (default: emotes/ and datapacks/).
-        #[arg(long = "emotes")]
-        emote_roots: Vec<PathBuf>,
-    },
+    Loadtest(emoted::server::loadtest::LoadtestOptions),
     /// Evaluate one Molang expression or program and print the number.
     Molang {
         /// The expression, e.g. "math.sin(30) * 2".
@@ -92,27 +70,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => serve(args),
         Some(Command::Sample { file, ticks, seed }) => sample(&file, &ticks, seed),
         Some(Command::Molang { expr, sets }) => molang(&expr, &sets),
-        Some(Command::Loadtest {
-            playbacks,
-            viewers,
-            ticks,
-            emote,
-            per_tick,
-            seed,
-            emote_roots,
-        }) => loadtest(emoted::server::loadtest::LoadtestOptions {
-            playbacks,
-            viewers,
-            ticks,
-            emote,
-            per_tick,
-            seed,
-            emote_roots: if emote_roots.is_empty() {
-                vec![PathBuf::from("emotes"), PathBuf::from("datapacks")]
-            } else {
-                emote_roots
-            },
-        }),
+        Some(Command::Loadtest(options)) => loadtest(options),
         None => serve(ServeArgs::default()),
     }
 }

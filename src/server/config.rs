@@ -85,6 +85,12 @@ pub struct EmotesSection {
     pub folders: Vec<PathBuf>,
     /// Display entities all playbacks may have together.
     pub max_active_display_entities: usize,
+    /// How far display updates reach, as a multiple of each display's
+    /// `view_range` × 64 blocks (see [`crate::server::cull`]). The vanilla
+    /// client draws a display to `view_range` × 64 × its Entity Distance
+    /// setting (50 % to 500 %); 1.0 matches the default setting, 5.0 reaches
+    /// every client that could draw it. From 0.5 to 5.0. Default: 1.0.
+    pub display_view_scale: f64,
 }
 
 impl Default for EmotesSection {
@@ -92,6 +98,7 @@ impl Default for EmotesSection {
         Self {
             folders: vec![PathBuf::from("emotes"), PathBuf::from("datapacks")],
             max_active_display_entities: 2000,
+            display_view_scale: 1.0,
         }
     }
 }
@@ -189,6 +196,12 @@ impl Config {
                 config.server.view_distance
             )));
         }
+        if !(0.5..=5.0).contains(&config.emotes.display_view_scale) {
+            return Err(invalid(format!(
+                "emotes.display_view_scale must be from 0.5 to 5.0, found {}",
+                config.emotes.display_view_scale
+            )));
+        }
         if config.server.connection_mode == ConnectionModeSetting::Velocity
             && config.server.velocity_secret.is_empty()
         {
@@ -259,6 +272,10 @@ mod tests {
             bundled.emotes.max_active_display_entities,
             defaults.emotes.max_active_display_entities
         );
+        assert_eq!(
+            bundled.emotes.display_view_scale,
+            defaults.emotes.display_view_scale
+        );
         assert_eq!(bundled.permissions, defaults.permissions);
         assert_eq!(bundled.commands, defaults.commands);
     }
@@ -310,6 +327,14 @@ mod tests {
             (
                 "[emotes]\nmax_active_display_entities = -1",
                 "max_active_display_entities",
+            ),
+            (
+                "[emotes]\ndisplay_view_scale = 0.1",
+                "emotes.display_view_scale",
+            ),
+            (
+                "[emotes]\ndisplay_view_scale = nan",
+                "emotes.display_view_scale",
             ),
             ("[server\n", "emoted.toml"),
             ("[permissions]\noperator = []", "operator"),

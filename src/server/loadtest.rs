@@ -8,7 +8,9 @@
 //! - `max(N, M)` clients join the default flat world through valence's own
 //!   client code, each with a connection that only counts the bytes it is
 //!   given; all of them stand at the spawn, so every client views every
-//!   display (the worst case);
+//!   display (the worst case), unless `--spacing-blocks` spreads them on a
+//!   grid (then view-range culling, [`crate::server::cull`], leaves out
+//!   what is out of range);
 //! - N of them play an emote: with `--emote`, that one; otherwise a mix of
 //!   the bundled looping emotes with at least 7 displays, each picked with
 //!   a chance proportional to its display count (so the mix averages about
@@ -46,6 +48,7 @@ use crate::format::settings::PlaybackMode;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
 use crate::playback::StepRng;
+use crate::server::config::Config;
 use crate::server::emote::{
     DisplayUpdatePolicy, EmoteDisplay, PlayEmoteRequest, SimulatedWallClock,
 };
@@ -56,23 +59,57 @@ pub const WARMUP_TICKS: u32 = 60;
 /// The compression threshold of a real connection (valence's default).
 const COMPRESSION_THRESHOLD: u32 = 256;
 
-/// What to run.
-#[derive(Clone, Debug)]
+/// What to run (`emoted loadtest`'s flags).
+#[derive(Clone, Debug, clap::Args)]
 pub struct LoadtestOptions {
     /// Playbacks (N).
+    #[arg(long, default_value_t = 100)]
     pub playbacks: usize,
     /// Viewers (M).
+    #[arg(long, default_value_t = 100)]
     pub viewers: usize,
     /// Measured ticks (T).
+    #[arg(long, default_value_t = 200)]
     pub ticks: u32,
-    /// One emote for every playback instead of the mix.
+    /// Play this emote in every playback instead of the bundled mix.
+    #[arg(long)]
     pub emote: Option<String>,
     /// Send every changed node every tick (the naive baseline).
+    #[arg(long)]
     pub per_tick: bool,
     /// Seed of the shuffle.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Where the emotes come from.
+    /// Stand the clients on a square grid this many blocks apart, client 0
+    /// at the spawn (0: all at the spawn, where every client views every
+    /// display: the worst case).
+    #[arg(long, default_value_t = 0.0)]
+    pub spacing_blocks: f64,
+    /// `emotes.display_view_scale` for the run (view-range culling; 5.0
+    /// reaches every client in chunk view).
+    #[arg(long, default_value_t = 1.0)]
+    pub display_view_scale: f64,
+    /// Folders (or files) to load emotes from (default: emotes/ and
+    /// datapacks/).
+    #[arg(long = "emotes")]
     pub emote_roots: Vec<PathBuf>,
+}
+
+impl Default for LoadtestOptions {
+    /// The command line's defaults.
+    fn default() -> Self {
+        Self {
+            playbacks: 100,
+            viewers: 100,
+            ticks: 200,
+            emote: None,
+            per_tick: false,
+            seed: 1,
+            spacing_blocks: 0.0,
+            display_view_scale: 1.0,
+            emote_roots: Vec::new(),
+        }
+    }
 }
 
 /// The one JSON line `emoted loadtest` prints (DESIGN.md), plus what was sent.
@@ -107,6 +144,12 @@ pub enum LoadtestError {
     /// Nothing to do.
     #[error("--playbacks, --viewers and --ticks must be at least 1")]
     Empty,
+    /// A spacing out of range.
+    #[error("--spacing-blocks must be from 0 to 1000, found {0}")]
+    Spacing(f64),
+    /// A view scale out of range.
+    #[error("--display-view-scale must be from 0.5 to 5.0, found {0}")]
+    ViewScale(f64),
 }
 
 /// A connection that counts what the server sends and never receives.
@@ -220,7 +263,19 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     if options.playbacks == 0 || options.viewers == 0 || options.ticks == 0 {
         return Err(LoadtestError::Empty);
     }
-    let report = Library::load(&options.emote_roots);
+    if !(0.5..=5.0).contains(&options.display_view_scale) {
+        return Err(LoadtestError::ViewScale(options.display_view_scale));
+    }
+    if !(0.0..=1000.0).contains(&options.spacing_blocks) {
+        return Err(LoadtestError::Spacing(options.spacing_blocks));
+    }
+    let default_roots = [PathBuf::from("emotes"), PathBuf::from("datapacks")];
+    let roots: &[PathBuf] = if options.emote_roots.is_empty() {
+        &default_roots
+    } else {
+        &options.emote_roots
+    };
+    let report = Library::load(roots);
     let choices = mix(&report.library, options.emote.as_deref())?;
 
     let policy = if options.per_tick {
@@ -228,7 +283,10 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     } else {
         DisplayUpdatePolicy::Scheduled
     };
-    let mut app = headless_app(&options.emote_roots, policy);
+    let mut app = headless_app(roots, policy);
+    let mut config = Config::default();
+    config.emotes.display_view_scale = options.display_view_scale;
+    app.insert_resource(config);
     let clients = options.playbacks.max(options.viewers);
     let mut counters = Vec::with_capacity(clients);
     let mut entities = Vec::with_capacity(clients);
@@ -239,6 +297,19 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     }
     // Join: chunks, players, everything a client gets when it arrives.
     app.update();
+    if options.spacing_blocks > 0.0 {
+        let side = (clients as f64).sqrt().ceil() as usize;
+        for (index, entity) in entities.iter().enumerate() {
+            let column = (index % side) as f64;
+            let row = (index / side) as f64;
+            if let Some(mut position) = app.world.get_mut::<Position>(*entity) {
+                position.0.x += column * options.spacing_blocks;
+                position.0.z += row * options.spacing_blocks;
+            }
+        }
+        // Chunks and players around the new places.
+        app.update();
+    }
 
     // Start the playbacks over the warm-up, shuffled with the seed.
     let total_weight: u32 = choices.iter().map(|(_, w)| w).sum();

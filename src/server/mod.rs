@@ -4,6 +4,7 @@
 pub mod combat;
 pub mod commands;
 pub mod config;
+pub mod cull;
 pub mod dispatch;
 pub mod duo;
 pub mod emote;
@@ -43,7 +44,7 @@ pub fn run_schedules_on_one_thread(app: &mut App) {
 }
 
 /// The emote server's own plugins: the flat world, the library, `/emote`,
-/// playback, the command dispatcher and combat. `emoted serve` adds the
+/// playback, view-range culling, the command dispatcher and combat. `emoted serve` adds the
 /// file watcher and tick statistics; `emoted loadtest` runs these alone,
 /// so both run the same server.
 pub struct EmoteServerPlugins;
@@ -55,6 +56,7 @@ impl Plugin for EmoteServerPlugins {
             EmoteLibraryPlugin,
             commands::EmoteCommandsPlugin,
             emote::EmotePlaybackPlugin,
+            cull::DisplayCullPlugin,
             dispatch::EmoteDispatchPlugin,
             combat::CombatPlugin,
         ));

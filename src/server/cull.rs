@@ -1,0 +1,322 @@
+//! View-range culling: a viewer farther than a display's view range gets
+//! nothing for it, no spawn and no updates.
+//!
+//! The vanilla client draws a display entity only while the camera is within
+//! `view_range × 64 × Entity Distance` blocks of the entity's position (the
+//! anchor, not the transformed model). valence sends an entity to every
+//! client whose chunk view holds its chunk (10 chunks, 160 blocks, by
+//! default), so past 64 blocks most display packets are drawn by nobody.
+//!
+//! # How
+//!
+//! Display entities are moved out of their world's entity layer into a
+//! **cell**: an entity layer of their own for the displays of one chunk
+//! column with one view range (`view_range` bits, so a node with a custom
+//! range gets its own cell). A client sees a cell's layer while
+//!
+//! - it sees the world's entity layer the display was spawned in (so
+//!   culling only ever removes what the client would get without it), and
+//! - the horizontal distance from the client to the cell's chunk column is
+//!   at most `view_range × 64 × display_view_scale` blocks
+//!   ([`crate::server::config::EmotesSection::display_view_scale`]).
+//!
+//! valence does the rest: a layer that becomes visible spawns its displays
+//! with their current fields (the pose of the update in flight, so a viewer
+//! that walks into range sees the emote at once), a layer that stops being
+//! visible despawns them, and a layer's updates are encoded once and shared
+//! by every client that sees it.
+//!
+//! # Choices
+//!
+//! - **Chunk granularity.** The distance is measured to the nearest point of
+//!   the display's chunk column, so a display reaches a little past its
+//!   range (at most a chunk diagonal, 23 blocks), never short of it. Height
+//!   is ignored for the same reason.
+//! - **Entity Distance.** The server cannot know a client's Entity Distance
+//!   setting. The default scale 1.0 matches the game's default; a client set
+//!   above it sees emote displays only to the default distance. Admins who
+//!   want every client served set `display_view_scale = 5.0` (the slider's
+//!   top), which costs the bandwidth culling saves.
+//! - **Moving viewers.** A client's cells are recomputed when it moves, when
+//!   a cell appears or goes, and when the configuration changes; a client
+//!   standing still costs nothing per tick.
+//! - **Nothing to cull.** A display whose reach covers the whole chunk view
+//!   (`display_view_scale = 5.0` with the default view distance) stays in
+//!   its world's layer: a cell would cost each client a layer to read every
+//!   tick and leave nothing out.
+//! - **Empty cells** are kept for [`CELL_RETIRE_TICKS`] (an emote that loops
+//!   or replays in the same spot reuses its cell), then despawned.
+
+use std::collections::HashMap;
+
+use valence::entity::display::ViewRange;
+use valence::layer::UpdateLayersPreClientSet;
+use valence::prelude::*;
+use valence::ChunkPos;
+
+use crate::server::config::Config;
+use crate::server::emote::EmoteDisplay;
+
+/// Blocks per unit of a display's `view_range`, as the vanilla client
+/// multiplies it.
+pub const VIEW_RANGE_BLOCKS: f64 = 64.0;
+
+/// Ticks an empty cell is kept before its layer is despawned.
+pub const CELL_RETIRE_TICKS: u32 = 200;
+
+/// Culls display entities by view range (see the module docs).
+pub struct DisplayCullPlugin;
+
+impl Plugin for DisplayCullPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<DisplayCells>().add_systems(
+            PostUpdate,
+            (
+                retire_empty_cells,
+                assign_display_cells,
+                apply_deferred,
+                show_cells_in_range,
+            )
+                .chain()
+                .before(UpdateLayersPreClientSet),
+        );
+    }
+}
+
+/// What a cell holds: displays of one world, one chunk column, one view
+/// range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CellKey {
+    /// The world's entity layer the displays were spawned in.
+    pub world: Entity,
+    /// The chunk column of the displays' positions.
+    pub chunk: ChunkPos,
+    /// The displays' `view_range`, as bits.
+    pub view_range_bits: u32,
+}
+
+impl CellKey {
+    /// How far from the chunk column a client may be to see the cell, in
+    /// blocks.
+    pub fn reach_blocks(&self, scale: f64) -> f64 {
+        f64::from(f32::from_bits(self.view_range_bits).max(0.0)) * VIEW_RANGE_BLOCKS * scale
+    }
+
+    /// The horizontal distance from `position` to the nearest point of the
+    /// cell's chunk column, squared.
+    pub fn distance_squared(&self, position: DVec3) -> f64 {
+        let axis = |at: f64, chunk: i32| {
+            let low = f64::from(chunk) * 16.0;
+            (low - at).max(at - (low + 16.0)).max(0.0)
+        };
+        let dx = axis(position.x, self.chunk.x);
+        let dz = axis(position.z, self.chunk.z);
+        dx * dx + dz * dz
+    }
+}
+
+/// One cell's layer and how long it has been empty.
+#[derive(Clone, Copy, Debug)]
+struct Cell {
+    layer: Entity,
+    empty_ticks: u32,
+}
+
+/// The cells, by what they hold and by their layer.
+#[derive(Resource, Debug, Default)]
+pub struct DisplayCells {
+    by_key: HashMap<CellKey, Cell>,
+    by_layer: HashMap<Entity, CellKey>,
+    /// True when cells appeared or went this tick: every client is checked.
+    changed: bool,
+}
+
+impl DisplayCells {
+    /// How many cells exist.
+    pub fn len(&self) -> usize {
+        self.by_key.len()
+    }
+
+    /// True when there is no cell.
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
+
+    /// Every cell, with its layer.
+    pub fn iter(&self) -> impl Iterator<Item = (CellKey, Entity)> + '_ {
+        self.by_key.iter().map(|(key, cell)| (*key, cell.layer))
+    }
+
+    /// The cell whose layer is `layer`.
+    pub fn key_of(&self, layer: Entity) -> Option<CellKey> {
+        self.by_layer.get(&layer).copied()
+    }
+}
+
+fn retire_empty_cells(
+    mut commands: Commands,
+    mut cells: ResMut<DisplayCells>,
+    layers: Query<&EntityLayer>,
+    mut clients: Query<&mut VisibleEntityLayers, With<Client>>,
+) {
+    let cells = &mut *cells;
+    let mut retired = Vec::new();
+    for (key, cell) in &mut cells.by_key {
+        let empty = layers
+            .get(cell.layer)
+            .map_or(true, |layer| layer.entities_at(key.chunk).next().is_none());
+        cell.empty_ticks = if empty { cell.empty_ticks + 1 } else { 0 };
+        if cell.empty_ticks >= CELL_RETIRE_TICKS {
+            retired.push(*key);
+        }
+    }
+    for key in retired {
+        if let Some(cell) = cells.by_key.remove(&key) {
+            cells.by_layer.remove(&cell.layer);
+            for mut visible in &mut clients {
+                if visible.0.contains(&cell.layer) {
+                    visible.0.remove(&cell.layer);
+                }
+            }
+            if let Some(mut layer) = commands.get_entity(cell.layer) {
+                layer.insert(Despawned);
+            }
+            cells.changed = true;
+        }
+    }
+}
+
+/// Displays new this tick, or moved: into the cell of their position.
+type MovedDisplays<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static Position,
+        &'static mut EntityLayerId,
+        Option<&'static ViewRange>,
+    ),
+    (
+        With<EmoteDisplay>,
+        Without<Despawned>,
+        Or<(Added<EmoteDisplay>, Changed<Position>)>,
+    ),
+>;
+
+fn assign_display_cells(
+    mut commands: Commands,
+    mut cells: ResMut<DisplayCells>,
+    server: Res<Server>,
+    config: Option<Res<Config>>,
+    mut displays: MovedDisplays,
+) {
+    let config = config.map(|c| c.clone()).unwrap_or_default();
+    let scale = config.emotes.display_view_scale;
+    let view_blocks = chunk_view_reach_blocks(config.server.view_distance);
+    for (position, mut layer_id, view_range) in &mut displays {
+        // The world: the layer it was spawned in, or its cell's world.
+        let world = cells.key_of(layer_id.0).map_or(layer_id.0, |key| key.world);
+        let key = CellKey {
+            world,
+            chunk: ChunkPos::from_pos(position.0),
+            view_range_bits: view_range.map_or(1.0, |v| v.0).to_bits(),
+        };
+        if key.reach_blocks(scale) >= view_blocks {
+            // Nothing to cull: the world's layer sends it by chunk view.
+            if layer_id.0 != world {
+                layer_id.0 = world;
+            }
+            continue;
+        }
+        let layer = match cells.by_key.get(&key) {
+            Some(cell) => cell.layer,
+            None => {
+                let layer = commands.spawn(EntityLayer::new(&server)).id();
+                cells.by_key.insert(
+                    key,
+                    Cell {
+                        layer,
+                        empty_ticks: 0,
+                    },
+                );
+                cells.by_layer.insert(layer, key);
+                cells.changed = true;
+                layer
+            }
+        };
+        if layer_id.0 != layer {
+            layer_id.0 = layer;
+        }
+    }
+}
+
+/// The farthest a point of a chunk column in a client's chunk view can be
+/// from the client, horizontally: the view's radius in chunks plus the
+/// client's own chunk, corner to corner.
+pub fn chunk_view_reach_blocks(view_distance_chunks: u8) -> f64 {
+    (f64::from(view_distance_chunks) + 1.0) * 16.0 * std::f64::consts::SQRT_2
+}
+
+fn show_cells_in_range(
+    mut cells: ResMut<DisplayCells>,
+    config: Option<Res<Config>>,
+    mut clients: Query<(Ref<Position>, &mut VisibleEntityLayers), With<Client>>,
+) {
+    let everyone = cells.changed || config.as_ref().is_some_and(|c| c.is_changed());
+    cells.changed = false;
+    if cells.by_key.is_empty() {
+        return;
+    }
+    let scale = config.map_or(1.0, |c| c.emotes.display_view_scale);
+    for (position, mut visible) in &mut clients {
+        if !everyone && !position.is_changed() {
+            continue;
+        }
+        for (key, cell) in &cells.by_key {
+            let reach = key.reach_blocks(scale);
+            let wanted =
+                visible.0.contains(&key.world) && key.distance_squared(position.0) <= reach * reach;
+            if wanted != visible.0.contains(&cell.layer) {
+                if wanted {
+                    visible.0.insert(cell.layer);
+                } else {
+                    visible.0.remove(&cell.layer);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(x: i32, z: i32, view_range: f32) -> CellKey {
+        CellKey {
+            world: Entity::PLACEHOLDER,
+            chunk: ChunkPos::new(x, z),
+            view_range_bits: view_range.to_bits(),
+        }
+    }
+
+    #[test]
+    fn distance_is_to_the_nearest_point_of_the_chunk_column() {
+        let cell = key(0, 0, 1.0);
+        // Inside, at any height.
+        assert_eq!(cell.distance_squared(DVec3::new(3.0, 300.0, 15.9)), 0.0);
+        // 10 blocks east of the east edge.
+        assert_eq!(cell.distance_squared(DVec3::new(26.0, 64.0, 8.0)), 100.0);
+        // 3 west and 4 north of the north-west corner.
+        assert_eq!(cell.distance_squared(DVec3::new(-3.0, 0.0, -4.0)), 25.0);
+        let far = key(-2, 1, 1.0);
+        assert_eq!(far.distance_squared(DVec3::new(-20.0, 0.0, 20.0)), 0.0);
+        assert_eq!(far.distance_squared(DVec3::new(-10.0, 0.0, 20.0)), 36.0);
+    }
+
+    #[test]
+    fn reach_is_the_view_range_in_blocks_times_the_scale() {
+        assert_eq!(key(0, 0, 1.0).reach_blocks(1.0), 64.0);
+        assert_eq!(key(0, 0, 0.5).reach_blocks(2.0), 64.0);
+        assert_eq!(key(0, 0, 1.0).reach_blocks(5.0), 320.0);
+        assert_eq!(key(0, 0, -1.0).reach_blocks(1.0), 0.0);
+    }
+}
