@@ -284,8 +284,11 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         DisplayUpdatePolicy::Scheduled
     };
     let mut app = headless_app(roots, policy);
+    // The configuration's defaults, without the display cap (the stress
+    // test goes past 2,000 displays on purpose).
     let mut config = Config::default();
     config.emotes.display_view_scale = options.display_view_scale;
+    config.emotes.max_active_display_entities = usize::MAX;
     app.insert_resource(config);
     let clients = options.playbacks.max(options.viewers);
     let mut counters = Vec::with_capacity(clients);
@@ -394,6 +397,25 @@ mod tests {
         assert_eq!(percentile(&sorted, 50.0), 51.0);
         assert_eq!(percentile(&sorted, 99.0), 99.0);
         assert_eq!(percentile(&[], 50.0), 0.0);
+    }
+
+    #[test]
+    fn the_stress_test_is_not_held_to_the_servers_display_cap() {
+        // 90 halos of 24 displays each: past the default cap of 2,000.
+        let report = run(&LoadtestOptions {
+            playbacks: 90,
+            viewers: 1,
+            ticks: 1,
+            emote: Some("example:halo".into()),
+            emote_roots: vec![PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/emotes"
+            ))],
+            ..LoadtestOptions::default()
+        })
+        .expect("runs");
+        assert_eq!(report.entities, 90 * 24);
+        assert!(Config::default().emotes.max_active_display_entities < report.entities);
     }
 
     #[test]
