@@ -91,6 +91,15 @@ pub struct EmotesSection {
     /// setting (50 % to 500 %); 1.0 matches the default setting, 5.0 reaches
     /// every client that could draw it. From 0.5 to 5.0. Default: 1.0.
     pub display_view_scale: f64,
+    /// How far, in blocks, a corner of a display's unit cube may be from
+    /// where the exact pose puts it while the client interpolates between
+    /// updates ([`crate::playback::schedule`]). Larger sends fewer updates.
+    /// Above 0, at most 1. Default: 0.01.
+    pub display_tolerance_blocks: f32,
+    /// How far, in degrees, a display's rotation may be from the exact
+    /// pose's while the client interpolates. Above 0, at most 45.
+    /// Default: 0.5.
+    pub display_tolerance_degrees: f32,
 }
 
 impl Default for EmotesSection {
@@ -99,6 +108,8 @@ impl Default for EmotesSection {
             folders: vec![PathBuf::from("emotes"), PathBuf::from("datapacks")],
             max_active_display_entities: 2000,
             display_view_scale: 1.0,
+            display_tolerance_blocks: 0.01,
+            display_tolerance_degrees: 0.5,
         }
     }
 }
@@ -202,6 +213,18 @@ impl Config {
                 config.emotes.display_view_scale
             )));
         }
+        let blocks = config.emotes.display_tolerance_blocks;
+        if !(blocks > 0.0 && blocks <= 1.0) {
+            return Err(invalid(format!(
+                "emotes.display_tolerance_blocks must be above 0 and at most 1, found {blocks}"
+            )));
+        }
+        let degrees = config.emotes.display_tolerance_degrees;
+        if !(degrees > 0.0 && degrees <= 45.0) {
+            return Err(invalid(format!(
+                "emotes.display_tolerance_degrees must be above 0 and at most 45, found {degrees}"
+            )));
+        }
         if config.server.connection_mode == ConnectionModeSetting::Velocity
             && config.server.velocity_secret.is_empty()
         {
@@ -276,6 +299,14 @@ mod tests {
             bundled.emotes.display_view_scale,
             defaults.emotes.display_view_scale
         );
+        assert_eq!(
+            bundled.emotes.display_tolerance_blocks,
+            defaults.emotes.display_tolerance_blocks
+        );
+        assert_eq!(
+            bundled.emotes.display_tolerance_degrees,
+            defaults.emotes.display_tolerance_degrees
+        );
         assert_eq!(bundled.permissions, defaults.permissions);
         assert_eq!(bundled.commands, defaults.commands);
     }
@@ -335,6 +366,14 @@ mod tests {
             (
                 "[emotes]\ndisplay_view_scale = nan",
                 "emotes.display_view_scale",
+            ),
+            (
+                "[emotes]\ndisplay_tolerance_blocks = 0",
+                "emotes.display_tolerance_blocks",
+            ),
+            (
+                "[emotes]\ndisplay_tolerance_degrees = 90",
+                "emotes.display_tolerance_degrees",
             ),
             ("[server\n", "emoted.toml"),
             ("[permissions]\noperator = []", "operator"),

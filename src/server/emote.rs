@@ -83,6 +83,7 @@ impl Plugin for EmotePlaybackPlugin {
             .add_systems(
                 Update,
                 (
+                    apply_display_tolerance,
                     end_emotes_of_dead_players,
                     crate::server::duo::join_offers,
                     start_requested_emotes,
@@ -442,6 +443,7 @@ impl Playing {
         &self,
         roots: &SpaceRoots,
         planner: &mut Planner,
+        tolerance: Tolerance,
         first_position: u32,
     ) -> Option<Vec<Vec<DisplayUpdate>>> {
         let animation = self.animation()?;
@@ -482,7 +484,7 @@ impl Playing {
                 .iter()
                 .map(|node| {
                     let mut out = Vec::new();
-                    planner.plan_into(node, Tolerance::default(), &mut out);
+                    planner.plan_into(node, tolerance, &mut out);
                     out
                 })
                 .collect(),
@@ -1967,6 +1969,39 @@ pub struct PlanCache {
     planner: Planner,
     /// Node-ticks planned during the current server tick.
     planned_this_tick: usize,
+    /// How far the drawn pose may be from the exact one.
+    tolerance: Tolerance,
+}
+
+impl PlanCache {
+    /// The tolerance plans are made with.
+    pub fn tolerance(&self) -> Tolerance {
+        self.tolerance
+    }
+
+    /// Plans from now on keep the drawn pose within `tolerance`; shared
+    /// plans made with another one are dropped. Cycles already planned
+    /// play out as they were planned.
+    pub fn set_tolerance(&mut self, tolerance: Tolerance) {
+        if self.tolerance != tolerance {
+            self.tolerance = tolerance;
+            self.shared.clear();
+        }
+    }
+}
+
+/// Takes the scheduler's tolerance from `[emotes]` in the configuration,
+/// at start-up and after each reload.
+fn apply_display_tolerance(
+    config: Option<Res<crate::server::config::Config>>,
+    mut plans: ResMut<PlanCache>,
+) {
+    if let Some(config) = config.filter(|c| c.is_changed()) {
+        plans.set_tolerance(Tolerance {
+            translation_blocks: config.emotes.display_tolerance_blocks,
+            rotation_degrees: config.emotes.display_tolerance_degrees,
+        });
+    }
 }
 
 /// How many node-ticks (display nodes × timeline ticks) may be planned in
@@ -2024,7 +2059,7 @@ fn plan_new_cycle(playback: &mut ActiveEmote, cache: &mut PlanCache) {
             Some((_, plans)) => Some(Arc::clone(plans)),
             None => {
                 let plans = current
-                    .plan_cycle(&roots, &mut cache.planner, 0)
+                    .plan_cycle(&roots, &mut cache.planner, cache.tolerance, 0)
                     .map(Arc::new);
                 if let Some(plans) = &plans {
                     if cache.shared.len() >= PLAN_CACHE_LIMIT {
@@ -2046,7 +2081,7 @@ fn plan_new_cycle(playback: &mut ActiveEmote, cache: &mut PlanCache) {
         }
     } else {
         current
-            .plan_cycle(&roots, &mut cache.planner, first_position)
+            .plan_cycle(&roots, &mut cache.planner, cache.tolerance, first_position)
             .map(Arc::new)
     };
     playback.schedule = plans.map(|plans| CycleSchedule {
@@ -2256,7 +2291,7 @@ mod tests {
         let step = playing.step(wall, &mut frame, &roots).expect("samples");
         assert_eq!((step.position_ticks, step.cycle_started), (37, true));
         let plans = playing
-            .plan_cycle(&roots, &mut Planner::new(), 37)
+            .plan_cycle(&roots, &mut Planner::new(), Tolerance::default(), 37)
             .expect("server_sync is planned");
         // The playback itself, one wall tick per server tick, to the end of
         // the cycle (position 119; the next tick starts a new cycle at 0):

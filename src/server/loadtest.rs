@@ -30,10 +30,11 @@
 //! back here, far faster than 50 ms, so the real clock would hold them
 //! still); everything else runs as in `emoted serve`.
 
+use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -89,6 +90,16 @@ pub struct LoadtestOptions {
     /// reaches every client in chunk view).
     #[arg(long, default_value_t = 1.0)]
     pub display_view_scale: f64,
+    /// `emotes.display_tolerance_blocks` for the run.
+    #[arg(long, default_value_t = 0.01)]
+    pub tolerance_blocks: f32,
+    /// `emotes.display_tolerance_degrees` for the run.
+    #[arg(long, default_value_t = 0.5)]
+    pub tolerance_degrees: f32,
+    /// Also report the viewers' bytes by packet kind
+    /// (`bytes_by_packet`, per viewer per second).
+    #[arg(long)]
+    pub breakdown: bool,
     /// Folders (or files) to load emotes from (default: emotes/ and
     /// datapacks/).
     #[arg(long = "emotes")]
@@ -107,6 +118,9 @@ impl Default for LoadtestOptions {
             seed: 1,
             spacing_blocks: 0.0,
             display_view_scale: 1.0,
+            tolerance_blocks: 0.01,
+            tolerance_degrees: 0.5,
+            breakdown: false,
             emote_roots: Vec::new(),
         }
     }
@@ -133,6 +147,11 @@ pub struct LoadtestReport {
     pub entities: usize,
     /// Whether the naive per-tick policy ran.
     pub per_tick: bool,
+    /// With `--breakdown`: bytes per viewer per second by packet kind
+    /// (valence's packet names; `compressed` for packets over the
+    /// compression threshold, whose kind is not read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_by_packet: Option<BTreeMap<String, f64>>,
 }
 
 /// Why a load test could not run.
@@ -147,19 +166,31 @@ pub enum LoadtestError {
     /// A spacing out of range.
     #[error("--spacing-blocks must be from 0 to 1000, found {0}")]
     Spacing(f64),
+    /// A tolerance that is not positive.
+    #[error("--tolerance-blocks must be in (0, 1] and --tolerance-degrees in (0, 45]")]
+    Tolerance,
     /// A view scale out of range.
     #[error("--display-view-scale must be from 0.5 to 5.0, found {0}")]
     ViewScale(f64),
 }
 
+/// Wire bytes by packet kind, shared by the connections that count them.
+pub type PacketBreakdown = Mutex<BTreeMap<&'static str, u64>>;
+
 /// A connection that counts what the server sends and never receives.
 struct CountingConnection {
     bytes: Arc<AtomicU64>,
+    breakdown: Option<Arc<PacketBreakdown>>,
 }
 
 impl ClientConnection for CountingConnection {
     fn try_send(&mut self, bytes: BytesMut) -> anyhow::Result<()> {
         self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        if let Some(breakdown) = &self.breakdown {
+            if let Ok(mut map) = breakdown.lock() {
+                add_frames(&bytes, &mut map);
+            }
+        }
         Ok(())
     }
 
@@ -169,6 +200,58 @@ impl ClientConnection for CountingConnection {
 
     fn len(&self) -> usize {
         0
+    }
+}
+
+/// Reads a VarInt at the start of `bytes`: its value and length.
+fn read_var_int(bytes: &[u8]) -> Option<(i32, usize)> {
+    let mut value = 0i32;
+    for (i, byte) in bytes.iter().take(5).enumerate() {
+        value |= i32::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some((value, i + 1));
+        }
+    }
+    None
+}
+
+/// Adds the wire size of each compressed-format frame in `bytes` to its
+/// packet kind.
+fn add_frames(mut bytes: &[u8], map: &mut BTreeMap<&'static str, u64>) {
+    while let Some((length, header)) = read_var_int(bytes) {
+        let Ok(length) = usize::try_from(length) else {
+            return;
+        };
+        let Some(frame) = bytes.get(header..header + length) else {
+            return;
+        };
+        let kind = match read_var_int(frame) {
+            Some((0, used)) => read_var_int(&frame[used..]).map_or("?", |(id, _)| packet_name(id)),
+            Some(_) => "compressed",
+            None => "?",
+        };
+        *map.entry(kind).or_default() += (header + length) as u64;
+        bytes = &bytes[header + length..];
+    }
+}
+
+/// The name of a play-state clientbound packet the stress test sees.
+fn packet_name(id: i32) -> &'static str {
+    use valence::protocol::packets::play::{
+        EntitiesDestroyS2c, EntitySpawnS2c, EntityTrackerUpdateS2c, GameMessageS2c,
+        OverlayMessageS2c, ParticleS2c, PlaySoundS2c, TitleS2c,
+    };
+    use valence::protocol::Packet;
+    match id {
+        EntityTrackerUpdateS2c::ID => EntityTrackerUpdateS2c::NAME,
+        EntitySpawnS2c::ID => EntitySpawnS2c::NAME,
+        EntitiesDestroyS2c::ID => EntitiesDestroyS2c::NAME,
+        PlaySoundS2c::ID => PlaySoundS2c::NAME,
+        ParticleS2c::ID => ParticleS2c::NAME,
+        GameMessageS2c::ID => GameMessageS2c::NAME,
+        OverlayMessageS2c::ID => OverlayMessageS2c::NAME,
+        TitleS2c::ID => TitleS2c::NAME,
+        _ => "other",
     }
 }
 
@@ -242,6 +325,16 @@ pub fn headless_app(emote_roots: &[PathBuf], policy: DisplayUpdatePolicy) -> App
 /// the bytes; returns its entity and the counter. It joins on the next
 /// update.
 pub fn join_counting_client(app: &mut App, index: usize) -> (Entity, Arc<AtomicU64>) {
+    join_counting_client_with(app, index, None)
+}
+
+/// [`join_counting_client`], also adding each frame's bytes to its packet
+/// kind in `breakdown`.
+pub fn join_counting_client_with(
+    app: &mut App,
+    index: usize,
+    breakdown: Option<Arc<PacketBreakdown>>,
+) -> (Entity, Arc<AtomicU64>) {
     let bytes = Arc::new(AtomicU64::new(0));
     let mut enc = PacketEncoder::new();
     enc.set_compression(Some(COMPRESSION_THRESHOLD));
@@ -252,6 +345,7 @@ pub fn join_counting_client(app: &mut App, index: usize) -> (Entity, Arc<AtomicU
         properties: Vec::new(),
         conn: Box::new(CountingConnection {
             bytes: Arc::clone(&bytes),
+            breakdown,
         }),
         enc,
     });
@@ -265,6 +359,11 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     }
     if !(0.5..=5.0).contains(&options.display_view_scale) {
         return Err(LoadtestError::ViewScale(options.display_view_scale));
+    }
+    if !(options.tolerance_blocks > 0.0 && options.tolerance_blocks <= 1.0)
+        || !(options.tolerance_degrees > 0.0 && options.tolerance_degrees <= 45.0)
+    {
+        return Err(LoadtestError::Tolerance);
     }
     if !(0.0..=1000.0).contains(&options.spacing_blocks) {
         return Err(LoadtestError::Spacing(options.spacing_blocks));
@@ -289,12 +388,19 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     let mut config = Config::default();
     config.emotes.display_view_scale = options.display_view_scale;
     config.emotes.max_active_display_entities = usize::MAX;
+    config.emotes.display_tolerance_blocks = options.tolerance_blocks;
+    config.emotes.display_tolerance_degrees = options.tolerance_degrees;
     app.insert_resource(config);
     let clients = options.playbacks.max(options.viewers);
     let mut counters = Vec::with_capacity(clients);
     let mut entities = Vec::with_capacity(clients);
+    let breakdown = options
+        .breakdown
+        .then(|| Arc::new(PacketBreakdown::default()));
     for index in 0..clients {
-        let (entity, bytes) = join_counting_client(&mut app, index);
+        // Only the viewers' packets are broken down.
+        let counted = breakdown.as_ref().filter(|_| index < options.viewers);
+        let (entity, bytes) = join_counting_client_with(&mut app, index, counted.cloned());
         entities.push(entity);
         counters.push(bytes);
     }
@@ -358,6 +464,11 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
             .sum()
     };
     let before = viewer_bytes(&counters);
+    if let Some(map) = &breakdown {
+        if let Ok(mut map) = map.lock() {
+            map.clear();
+        }
+    }
     let mut tick_ms = Vec::with_capacity(options.ticks as usize);
     for _ in 0..options.ticks {
         let start = Instant::now();
@@ -384,12 +495,43 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         bytes_per_viewer_per_s: sent as f64 / options.viewers as f64 / seconds,
         entities: displays,
         per_tick: options.per_tick,
+        bytes_by_packet: breakdown.and_then(|map| {
+            let map = map.lock().ok()?;
+            let scale = 1.0 / options.viewers as f64 / seconds;
+            Some(
+                map.iter()
+                    .map(|(kind, bytes)| ((*kind).to_owned(), *bytes as f64 * scale))
+                    .collect(),
+            )
+        }),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frames_are_counted_by_packet_kind_with_their_headers() {
+        use valence::protocol::packets::play::EntityTrackerUpdateS2c;
+        use valence::protocol::Packet;
+        let id = u8::try_from(EntityTrackerUpdateS2c::ID).expect("a one-byte id");
+        let mut bytes = Vec::new();
+        // Two uncompressed frames: length, data length 0, id, body.
+        bytes.extend_from_slice(&[4, 0, id, 1, 2]);
+        bytes.extend_from_slice(&[3, 0, id, 9]);
+        // A compressed frame: length 3, data length 300 (a 2-byte VarInt).
+        bytes.extend_from_slice(&[3, 0xac, 0x02, 7]);
+        // An unknown packet, and a frame cut short (ignored).
+        bytes.extend_from_slice(&[2, 0, 0x7f]);
+        bytes.extend_from_slice(&[9, 0, id]);
+        let mut map = BTreeMap::new();
+        add_frames(&bytes, &mut map);
+        assert_eq!(map.get(EntityTrackerUpdateS2c::NAME), Some(&9));
+        assert_eq!(map.get("compressed"), Some(&4));
+        assert_eq!(map.get("other"), Some(&3));
+        assert_eq!(map.len(), 3);
+    }
 
     #[test]
     fn percentiles_pick_by_rank() {
@@ -416,6 +558,30 @@ mod tests {
         .expect("runs");
         assert_eq!(report.entities, 90 * 24);
         assert!(Config::default().emotes.max_active_display_entities < report.entities);
+    }
+
+    #[test]
+    fn a_looser_display_tolerance_sends_fewer_bytes() {
+        let options = |blocks: f32, degrees: f32| LoadtestOptions {
+            playbacks: 10,
+            viewers: 2,
+            ticks: 200,
+            emote: Some("example:dance".into()),
+            tolerance_blocks: blocks,
+            tolerance_degrees: degrees,
+            emote_roots: vec![PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/emotes"
+            ))],
+            ..LoadtestOptions::default()
+        };
+        let strict = run(&options(0.01, 0.5)).expect("runs");
+        let loose = run(&options(0.05, 2.0)).expect("runs");
+        assert!(
+            loose.bytes_per_viewer_per_s < 0.8 * strict.bytes_per_viewer_per_s,
+            "{loose:?} against {strict:?}"
+        );
+        assert!(run(&options(0.0, 0.5)).is_err());
     }
 
     #[test]
