@@ -360,9 +360,9 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     if !(0.5..=5.0).contains(&options.display_view_scale) {
         return Err(LoadtestError::ViewScale(options.display_view_scale));
     }
-    if !(options.tolerance_blocks > 0.0 && options.tolerance_blocks <= 1.0)
-        || !(options.tolerance_degrees > 0.0 && options.tolerance_degrees <= 45.0)
-    {
+    let blocks_ok = options.tolerance_blocks > 0.0 && options.tolerance_blocks <= 1.0;
+    let degrees_ok = options.tolerance_degrees > 0.0 && options.tolerance_degrees <= 45.0;
+    if !(blocks_ok && degrees_ok) {
         return Err(LoadtestError::Tolerance);
     }
     if !(0.0..=1000.0).contains(&options.spacing_blocks) {
