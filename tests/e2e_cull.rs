@@ -46,7 +46,7 @@ fn watch(display_view_scale: f64) -> BotRun {
     let dancer = server
         .bot("dancer")
         .wait_spawn()
-        .wait_ms(9000)
+        .wait_ms(12_000)
         .disconnect()
         .spawn();
     let watcher = server

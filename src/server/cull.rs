@@ -44,18 +44,34 @@
 //!   (`display_view_scale = 5.0` with the default view distance) stays in
 //!   its world's layer: a cell would cost each client a layer to read every
 //!   tick and leave nothing out.
+//! - **Arriving mid-stretch.** The scheduler sends one update for a stretch
+//!   of motion the client interpolates over several ticks, and valence
+//!   spawns a display for a newly arrived viewer with the fields of the
+//!   latest update. A new viewer would snap to the stretch's *end* and wait
+//!   there for the next update. So a viewer that gets a cell while an update
+//!   of it is in flight with two or more ticks to go is sent, right after
+//!   the spawn, the stretch's start with no interpolation, and on the next
+//!   tick the update again with a negative `start_interpolation` (the ticks
+//!   it has been running): from then on it draws what every other viewer
+//!   draws. The cost is two small packets per display for that one viewer.
 //! - **Empty cells** are kept for [`CELL_RETIRE_TICKS`] (an emote that loops
 //!   or replays in the same spot reuses its cell), then despawned.
 
 use std::collections::HashMap;
 
+use valence::client::{FlushPacketsSet, UpdateClientsSet};
 use valence::entity::display::ViewRange;
+use valence::entity::tracked_data::TrackedData;
+use valence::entity::EntityId;
 use valence::layer::UpdateLayersPreClientSet;
 use valence::prelude::*;
-use valence::ChunkPos;
+use valence::protocol::packets::play::EntityTrackerUpdateS2c;
+use valence::protocol::{RawBytes, VarInt, WritePacket};
+use valence::{ChunkPos, ChunkView};
 
+use crate::anim::DisplayTransform;
 use crate::server::config::Config;
-use crate::server::emote::EmoteDisplay;
+use crate::server::emote::{ActiveEmote, EmoteDisplay};
 
 /// Blocks per unit of a display's `view_range`, as the vanilla client
 /// multiplies it.
@@ -69,17 +85,25 @@ pub struct DisplayCullPlugin;
 
 impl Plugin for DisplayCullPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<DisplayCells>().add_systems(
-            PostUpdate,
-            (
-                retire_empty_cells,
-                assign_display_cells,
-                apply_deferred,
-                show_cells_in_range,
-            )
-                .chain()
-                .before(UpdateLayersPreClientSet),
-        );
+        app.init_resource::<DisplayCells>()
+            .init_resource::<CatchUps>()
+            .add_systems(
+                PostUpdate,
+                (
+                    (
+                        finish_catch_ups,
+                        retire_empty_cells,
+                        assign_display_cells,
+                        apply_deferred,
+                        show_cells_in_range,
+                    )
+                        .chain()
+                        .before(UpdateLayersPreClientSet),
+                    start_catch_ups
+                        .after(UpdateClientsSet)
+                        .before(FlushPacketsSet),
+                ),
+            );
     }
 }
 
@@ -258,8 +282,9 @@ pub fn chunk_view_reach_blocks(view_distance_chunks: u8) -> f64 {
 
 fn show_cells_in_range(
     mut cells: ResMut<DisplayCells>,
+    mut catch_ups: ResMut<CatchUps>,
     config: Option<Res<Config>>,
-    mut clients: Query<(Ref<Position>, &mut VisibleEntityLayers), With<Client>>,
+    mut clients: Query<(Entity, Ref<Position>, &mut VisibleEntityLayers), With<Client>>,
 ) {
     let everyone = cells.changed || config.as_ref().is_some_and(|c| c.is_changed());
     cells.changed = false;
@@ -267,7 +292,7 @@ fn show_cells_in_range(
         return;
     }
     let scale = config.map_or(1.0, |c| c.emotes.display_view_scale);
-    for (position, mut visible) in &mut clients {
+    for (client, position, mut visible) in &mut clients {
         if !everyone && !position.is_changed() {
             continue;
         }
@@ -278,11 +303,144 @@ fn show_cells_in_range(
             if wanted != visible.0.contains(&cell.layer) {
                 if wanted {
                     visible.0.insert(cell.layer);
+                    catch_ups.arrived.push((client, cell.layer));
                 } else {
                     visible.0.remove(&cell.layer);
                 }
             }
         }
+    }
+}
+
+/// Viewers that arrive while display updates are in flight
+/// (see "Arriving mid-stretch" in the module docs).
+#[derive(Resource, Debug, Default)]
+struct CatchUps {
+    /// Clients given a cell layer this tick, and the layer.
+    arrived: Vec<(Entity, Entity)>,
+    /// Displays sent their stretch's start this tick, for the second
+    /// packet on the next.
+    started: Vec<CatchUp>,
+}
+
+/// One display being caught up for one viewer.
+#[derive(Clone, Copy, Debug)]
+struct CatchUp {
+    client: Entity,
+    display: Entity,
+    owner: Entity,
+    sent_tick: i64,
+}
+
+/// Writes one display-transformation metadata packet to `client`.
+fn write_transformation(
+    client: &mut Client,
+    entity_id: i32,
+    transform: &DisplayTransform,
+    start_interpolation: i32,
+    duration_ticks: i32,
+) {
+    // 1.20.1 display indices and type ids (valence's generated ones): 8
+    // start_interpolation and 9 interpolation_duration (VarInt, 1), 10
+    // translation and 11 scale (Vector3f, 26), 12 left and 13 right
+    // rotation (Quaternionf, 27).
+    let mut data = TrackedData::default();
+    data.append_update_value(8, 1, VarInt(start_interpolation));
+    data.append_update_value(9, 1, VarInt(duration_ticks));
+    data.append_update_value(10, 26, transform.translation);
+    data.append_update_value(11, 26, transform.scale);
+    data.append_update_value(12, 27, transform.left_rotation);
+    data.append_update_value(13, 27, transform.right_rotation);
+    if let Some(metadata) = data.update_data() {
+        client.write_packet(&EntityTrackerUpdateS2c {
+            entity_id: VarInt(entity_id),
+            metadata: RawBytes(metadata),
+        });
+    }
+}
+
+/// Right after valence spawned a cell's displays for the clients that
+/// arrived this tick: each display with an update in flight for two or more
+/// ticks more is set to that update's start, with no interpolation.
+fn start_catch_ups(
+    mut catch_ups: ResMut<CatchUps>,
+    cells: Res<DisplayCells>,
+    server: Res<Server>,
+    layers: Query<&EntityLayer>,
+    displays: Query<(&EmoteDisplay, &EntityId)>,
+    playbacks: Query<&ActiveEmote>,
+    mut clients: Query<(&mut Client, &Position, &ViewDistance)>,
+) {
+    let now = server.current_tick();
+    let catch_ups = &mut *catch_ups;
+    for (client_entity, layer) in catch_ups.arrived.drain(..) {
+        let (Some(key), Ok(layer)) = (cells.key_of(layer), layers.get(layer)) else {
+            continue;
+        };
+        let Ok((mut client, position, view_distance)) = clients.get_mut(client_entity) else {
+            continue;
+        };
+        // valence spawns only what is in the client's chunk view.
+        let view = ChunkView::new(ChunkPos::from_pos(position.0), view_distance.get());
+        if !view.contains(key.chunk) {
+            continue;
+        }
+        for display in layer.entities_at(key.chunk) {
+            let Ok((tag, id)) = displays.get(display) else {
+                continue;
+            };
+            let Ok(playback) = playbacks.get(tag.owner) else {
+                continue;
+            };
+            let Some(flight) = playback.in_flight_of(display) else {
+                continue;
+            };
+            if flight.remaining_ticks(now) < 2 {
+                continue;
+            }
+            write_transformation(&mut client, id.get(), &flight.from, 0, 0);
+            catch_ups.started.push(CatchUp {
+                client: client_entity,
+                display,
+                owner: tag.owner,
+                sent_tick: flight.sent_tick,
+            });
+        }
+    }
+}
+
+/// The tick after [`start_catch_ups`], before this tick's updates are
+/// copied to clients: the update in flight again, started as many ticks
+/// ago as it was sent (a negative `start_interpolation`), so the client
+/// interpolates from the stretch's start exactly as every other viewer.
+/// An update replaced meanwhile (the player turned, the emote stopped) is
+/// left to the shared updates.
+fn finish_catch_ups(
+    mut catch_ups: ResMut<CatchUps>,
+    server: Res<Server>,
+    ids: Query<&EntityId, Without<Despawned>>,
+    playbacks: Query<&ActiveEmote>,
+    mut clients: Query<&mut Client>,
+) {
+    let now = server.current_tick();
+    for catch_up in catch_ups.started.drain(..) {
+        let Ok(id) = ids.get(catch_up.display) else {
+            continue;
+        };
+        let Some(flight) = playbacks
+            .get(catch_up.owner)
+            .ok()
+            .and_then(|p| p.in_flight_of(catch_up.display))
+            .filter(|f| f.sent_tick == catch_up.sent_tick && f.remaining_ticks(now) > 0)
+        else {
+            continue;
+        };
+        let Ok(mut client) = clients.get_mut(catch_up.client) else {
+            continue;
+        };
+        let running = i32::try_from(now - flight.sent_tick).unwrap_or(i32::MAX);
+        let duration = i32::try_from(flight.duration_ticks).unwrap_or(i32::MAX);
+        write_transformation(&mut client, id.get(), &flight.to, -running, duration);
     }
 }
 

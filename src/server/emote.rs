@@ -569,6 +569,28 @@ enum Phase {
     },
 }
 
+/// A display update of more than one tick, as every viewer got it: a viewer
+/// that arrives while clients interpolate it is told to draw the same
+/// ([`crate::server::cull`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InFlight {
+    /// What clients showed when it was sent: where the interpolation starts.
+    pub from: DisplayTransform,
+    /// Its target.
+    pub to: DisplayTransform,
+    /// The server tick it was sent on (`Server::current_tick`).
+    pub sent_tick: i64,
+    /// Its `interpolation_duration`.
+    pub duration_ticks: u32,
+}
+
+impl InFlight {
+    /// Ticks still to interpolate at server tick `now` (0 once finished).
+    pub fn remaining_ticks(&self, now: i64) -> i64 {
+        (i64::from(self.duration_ticks) - (now - self.sent_tick)).max(0)
+    }
+}
+
 /// The emote a player is playing: one Animation, or a Sequence of them.
 ///
 /// Every node any of its Animations has (the union, by node id) gets its
@@ -588,6 +610,9 @@ pub struct ActiveEmote {
     /// What each union node shows now, in the root's frame (None: hidden).
     frame: Vec<Option<Mat4>>,
     last_sent: Vec<Option<DisplayTransform>>,
+    /// Per union node: the update of more than one tick clients may still
+    /// be interpolating (for viewers that arrive in the middle of it).
+    in_flight: Vec<Option<InFlight>>,
     current: Playing,
     phase: Phase,
     /// Segments still to play (Sequences).
@@ -695,6 +720,14 @@ impl ActiveEmote {
     /// The display entities of this playback.
     pub fn display_entities(&self) -> impl Iterator<Item = Entity> + '_ {
         self.displays.iter().flatten().copied()
+    }
+
+    /// The update of more than one tick that clients may still be
+    /// interpolating for `display`, if any (it may have finished: compare
+    /// its tick and duration with the server's tick).
+    pub fn in_flight_of(&self, display: Entity) -> Option<InFlight> {
+        let union = self.displays.iter().position(|d| *d == Some(display))?;
+        self.in_flight.get(union).copied().flatten()
     }
 
     /// The validated file this playback started from.
@@ -1224,6 +1257,7 @@ fn prepare_playback(
             displays: Vec::new(),
             frame: vec![None; union_len],
             last_sent: vec![None; union_len],
+            in_flight: vec![None; union_len],
             current: first,
             phase: Phase::Timeline,
             queue: segments,
@@ -1746,7 +1780,7 @@ fn advance_emotes(
                 plan_new_cycle(playback, &mut plans);
             }
             let yaw = playback.yaw.step(look.yaw);
-            send_pose(playback, yaw, &mut displays);
+            send_pose(playback, yaw, &mut displays, server.current_tick());
         }
         if let Some(reason) = end {
             match &reason {
@@ -2136,7 +2170,7 @@ fn write_transform(
 /// Sends this tick's display updates: from the cycle's plan when there is
 /// one (and the root has not turned since it began), else every node whose
 /// transformation changed, with a one-tick interpolation.
-fn send_pose(playback: &mut ActiveEmote, yaw_degrees: f32, displays: &mut DisplayQuery) {
+fn send_pose(playback: &mut ActiveEmote, yaw_degrees: f32, displays: &mut DisplayQuery, now: i64) {
     let yaw = Quat::from_rotation_y(-yaw_degrees.to_radians());
     let scene_yaw = Quat::from_mat4(&playback.scene_root);
     if let (Some(position), Some(schedule)) = (playback.position_ticks, &mut playback.schedule) {
@@ -2165,6 +2199,18 @@ fn send_pose(playback: &mut ActiveEmote, yaw_degrees: f32, displays: &mut Displa
                     let scene = playback.scene_nodes.get(union).copied().unwrap_or(false);
                     let transform = update.turned(if scene { scene_yaw } else { yaw });
                     write_transform(displays, entity, &transform, update.duration_ticks);
+                    // Until the first update, a display is drawn hidden at
+                    // the origin (its spawn fields).
+                    let from = playback.last_sent[union].unwrap_or(DisplayTransform {
+                        scale: Vec3::ZERO,
+                        ..DisplayTransform::IDENTITY
+                    });
+                    playback.in_flight[union] = (update.duration_ticks > 1).then_some(InFlight {
+                        from,
+                        to: transform,
+                        sent_tick: now,
+                        duration_ticks: update.duration_ticks,
+                    });
                     playback.last_sent[union] = Some(transform);
                 }
             }
@@ -2209,6 +2255,7 @@ fn send_per_tick(
             continue;
         }
         playback.last_sent[i] = Some(transform);
+        playback.in_flight[i] = None;
         write_transform(displays, *entity, &transform, 1);
     }
 }

@@ -336,6 +336,18 @@ pub fn join_counting_client_with(
     breakdown: Option<Arc<PacketBreakdown>>,
 ) -> (Entity, Arc<AtomicU64>) {
     let bytes = Arc::new(AtomicU64::new(0));
+    let connection = CountingConnection {
+        bytes: Arc::clone(&bytes),
+        breakdown,
+    };
+    (join_client(app, index, Box::new(connection)), bytes)
+}
+
+/// Spawns client number `index` (`load<index>`) on `connection`, which gets
+/// every packet encoded and compressed (threshold 256) as a real
+/// connection would; it joins on the next update. Tests pass a connection
+/// that keeps the bytes to read what a client was sent.
+pub fn join_client(app: &mut App, index: usize, connection: Box<dyn ClientConnection>) -> Entity {
     let mut enc = PacketEncoder::new();
     enc.set_compression(Some(COMPRESSION_THRESHOLD));
     let bundle = ClientBundle::new(ClientBundleArgs {
@@ -343,13 +355,10 @@ pub fn join_counting_client_with(
         uuid: Uuid::from_u128(0x10AD_0000_0000_0000_0000_0000_0000_0000 + index as u128),
         ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
         properties: Vec::new(),
-        conn: Box::new(CountingConnection {
-            bytes: Arc::clone(&bytes),
-            breakdown,
-        }),
+        conn: connection,
         enc,
     });
-    (app.world.spawn(bundle).id(), bytes)
+    app.world.spawn(bundle).id()
 }
 
 /// Runs a load test and returns its report.
