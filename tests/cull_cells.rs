@@ -1,10 +1,13 @@
 //! View-range culling's bookkeeping, on the real server in-process (the
 //! `emoted loadtest` harness): an emote's displays go into a cell layer that
 //! clients in range see and a client past the range does not; the cell
-//! follows a client that walks away and back; once the emote is over and the
-//! cell has been empty for `CELL_RETIRE_TICKS`, its layer is gone.
+//! follows a client that walks away and back; a reload to a reach past the
+//! chunk view moves the displays to the world's layer and back; once the
+//! emote is over and the cell has been empty for `CELL_RETIRE_TICKS`, its
+//! layer is gone.
 
 use emoted::format::EmoteId;
+use emoted::server::config::Config;
 use emoted::server::cull::{DisplayCells, CELL_RETIRE_TICKS};
 use emoted::server::emote::{
     ActiveEmote, DisplayUpdatePolicy, EmoteDisplay, EndReason, PlayEmoteRequest, StopEmoteRequest,
@@ -68,6 +71,26 @@ fn cells_are_seen_in_range_and_retired_when_empty() {
     move_to(&mut app, watcher, 79.5);
     app.update();
     assert!(sees(&app, watcher, layer));
+
+    // A reload to a reach past the chunk view: nothing to cull, so the
+    // displays go back to the world's layer; and back into the cell.
+    let in_layer = |app: &mut App, layer: Entity| {
+        app.world
+            .query_filtered::<&EntityLayerId, With<EmoteDisplay>>()
+            .iter(&app.world)
+            .filter(|l| l.0 == layer)
+            .count()
+    };
+    let mut config = Config::default();
+    config.emotes.display_view_scale = 5.0;
+    app.world.insert_resource(config.clone());
+    app.update();
+    assert_eq!(in_layer(&mut app, key.world), in_cell);
+    assert_eq!(in_layer(&mut app, layer), 0);
+    config.emotes.display_view_scale = 1.0;
+    app.world.insert_resource(config);
+    app.update();
+    assert_eq!(in_layer(&mut app, layer), in_cell);
 
     app.world.send_event(StopEmoteRequest {
         client: dancer,

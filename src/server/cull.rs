@@ -39,7 +39,9 @@
 //!   top), which costs the bandwidth culling saves.
 //! - **Moving viewers.** A client's cells are recomputed when it moves, when
 //!   a cell appears or goes, and when the configuration changes; a client
-//!   standing still costs nothing per tick.
+//!   standing still costs nothing per tick. A reload that changes
+//!   `display_view_scale` (or the view distance) moves every display to
+//!   where the new reach puts it.
 //! - **Nothing to cull.** A display whose reach covers the whole chunk view
 //!   (`display_view_scale = 5.0` with the default view distance) stays in
 //!   its world's layer: a cell would cost each client a layer to read every
@@ -210,7 +212,7 @@ fn retire_empty_cells(
     }
 }
 
-/// Displays new this tick, or moved: into the cell of their position.
+/// Displays new this tick, or moved.
 type MovedDisplays<'w, 's> = Query<
     'w,
     's,
@@ -226,49 +228,73 @@ type MovedDisplays<'w, 's> = Query<
     ),
 >;
 
+/// Every display (after a configuration change).
+type AllDisplays<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static Position,
+        &'static mut EntityLayerId,
+        Option<&'static ViewRange>,
+    ),
+    (With<EmoteDisplay>, Without<Despawned>),
+>;
+
+/// Puts displays that are new or moved (every display, when the
+/// configuration changed) into the cell of their position, or into their
+/// world's layer when their reach covers the chunk view.
 fn assign_display_cells(
     mut commands: Commands,
     mut cells: ResMut<DisplayCells>,
     server: Res<Server>,
     config: Option<Res<Config>>,
-    mut displays: MovedDisplays,
+    mut displays: ParamSet<(MovedDisplays, AllDisplays)>,
 ) {
+    let reassign_all = config.as_ref().is_some_and(|c| c.is_changed());
     let config = config.map(|c| c.clone()).unwrap_or_default();
     let scale = config.emotes.display_view_scale;
     let view_blocks = chunk_view_reach_blocks(config.server.view_distance);
-    for (position, mut layer_id, view_range) in &mut displays {
-        // The world: the layer it was spawned in, or its cell's world.
-        let world = cells.key_of(layer_id.0).map_or(layer_id.0, |key| key.world);
-        let key = CellKey {
-            world,
-            chunk: ChunkPos::from_pos(position.0),
-            view_range_bits: view_range.map_or(1.0, |v| v.0).to_bits(),
-        };
-        if key.reach_blocks(scale) >= view_blocks {
-            // Nothing to cull: the world's layer sends it by chunk view.
-            if layer_id.0 != world {
-                layer_id.0 = world;
+    let mut assign =
+        |position: &Position, layer_id: &mut EntityLayerId, view_range: Option<&ViewRange>| {
+            // The world: the layer it was spawned in, or its cell's world.
+            let world = cells.key_of(layer_id.0).map_or(layer_id.0, |key| key.world);
+            let key = CellKey {
+                world,
+                chunk: ChunkPos::from_pos(position.0),
+                view_range_bits: view_range.map_or(1.0, |v| v.0).to_bits(),
+            };
+            let layer = if key.reach_blocks(scale) >= view_blocks {
+                // Nothing to cull: the world's layer sends it by chunk view.
+                world
+            } else {
+                match cells.by_key.get(&key) {
+                    Some(cell) => cell.layer,
+                    None => {
+                        let layer = commands.spawn(EntityLayer::new(&server)).id();
+                        cells.by_key.insert(
+                            key,
+                            Cell {
+                                layer,
+                                empty_ticks: 0,
+                            },
+                        );
+                        cells.by_layer.insert(layer, key);
+                        cells.changed = true;
+                        layer
+                    }
+                }
+            };
+            if layer_id.0 != layer {
+                layer_id.0 = layer;
             }
-            continue;
+        };
+    if reassign_all {
+        for (position, mut layer_id, view_range) in &mut displays.p1() {
+            assign(position, &mut layer_id, view_range);
         }
-        let layer = match cells.by_key.get(&key) {
-            Some(cell) => cell.layer,
-            None => {
-                let layer = commands.spawn(EntityLayer::new(&server)).id();
-                cells.by_key.insert(
-                    key,
-                    Cell {
-                        layer,
-                        empty_ticks: 0,
-                    },
-                );
-                cells.by_layer.insert(layer, key);
-                cells.changed = true;
-                layer
-            }
-        };
-        if layer_id.0 != layer {
-            layer_id.0 = layer;
+    } else {
+        for (position, mut layer_id, view_range) in &mut displays.p0() {
+            assign(position, &mut layer_id, view_range);
         }
     }
 }
