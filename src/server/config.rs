@@ -114,6 +114,33 @@ impl Default for EmotesSection {
     }
 }
 
+impl EmotesSection {
+    /// Checks the display options (`display_view_scale`,
+    /// `display_tolerance_blocks`, `display_tolerance_degrees`); the error
+    /// names the option and its range.
+    pub fn check_display_options(&self) -> Result<(), String> {
+        if !(0.5..=5.0).contains(&self.display_view_scale) {
+            return Err(format!(
+                "emotes.display_view_scale must be from 0.5 to 5.0, found {}",
+                self.display_view_scale
+            ));
+        }
+        let blocks = self.display_tolerance_blocks;
+        if !(blocks > 0.0 && blocks <= 1.0) {
+            return Err(format!(
+                "emotes.display_tolerance_blocks must be above 0 and at most 1, found {blocks}"
+            ));
+        }
+        let degrees = self.display_tolerance_degrees;
+        if !(degrees > 0.0 && degrees <= 45.0) {
+            return Err(format!(
+                "emotes.display_tolerance_degrees must be above 0 and at most 45, found {degrees}"
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// `[permissions]`: who may do what (see [`crate::server::permissions`]
 /// for how the rules combine).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -207,24 +234,7 @@ impl Config {
                 config.server.view_distance
             )));
         }
-        if !(0.5..=5.0).contains(&config.emotes.display_view_scale) {
-            return Err(invalid(format!(
-                "emotes.display_view_scale must be from 0.5 to 5.0, found {}",
-                config.emotes.display_view_scale
-            )));
-        }
-        let blocks = config.emotes.display_tolerance_blocks;
-        if !(blocks > 0.0 && blocks <= 1.0) {
-            return Err(invalid(format!(
-                "emotes.display_tolerance_blocks must be above 0 and at most 1, found {blocks}"
-            )));
-        }
-        let degrees = config.emotes.display_tolerance_degrees;
-        if !(degrees > 0.0 && degrees <= 45.0) {
-            return Err(invalid(format!(
-                "emotes.display_tolerance_degrees must be above 0 and at most 45, found {degrees}"
-            )));
-        }
+        config.emotes.check_display_options().map_err(invalid)?;
         if config.server.connection_mode == ConnectionModeSetting::Velocity
             && config.server.velocity_secret.is_empty()
         {

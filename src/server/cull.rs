@@ -212,15 +212,18 @@ fn retire_empty_cells(
     }
 }
 
+/// What cell assignment reads and writes of a display.
+type CellPlacement = (
+    &'static Position,
+    &'static mut EntityLayerId,
+    Option<&'static ViewRange>,
+);
+
 /// Displays new this tick, or moved.
 type MovedDisplays<'w, 's> = Query<
     'w,
     's,
-    (
-        &'static Position,
-        &'static mut EntityLayerId,
-        Option<&'static ViewRange>,
-    ),
+    CellPlacement,
     (
         With<EmoteDisplay>,
         Without<Despawned>,
@@ -229,16 +232,23 @@ type MovedDisplays<'w, 's> = Query<
 >;
 
 /// Every display (after a configuration change).
-type AllDisplays<'w, 's> = Query<
-    'w,
-    's,
-    (
-        &'static Position,
-        &'static mut EntityLayerId,
-        Option<&'static ViewRange>,
-    ),
-    (With<EmoteDisplay>, Without<Despawned>),
->;
+type AllDisplays<'w, 's> = Query<'w, 's, CellPlacement, (With<EmoteDisplay>, Without<Despawned>)>;
+
+/// `emotes.display_view_scale` and `server.view_distance` (the defaults
+/// when no configuration is loaded), read without copying the
+/// configuration.
+fn reach_settings(config: Option<&Config>) -> (f64, u8) {
+    match config {
+        Some(c) => (c.emotes.display_view_scale, c.server.view_distance),
+        None => {
+            let defaults = Config::default();
+            (
+                defaults.emotes.display_view_scale,
+                defaults.server.view_distance,
+            )
+        }
+    }
+}
 
 /// Puts displays that are new or moved (every display, when the
 /// configuration changed) into the cell of their position, or into their
@@ -251,9 +261,8 @@ fn assign_display_cells(
     mut displays: ParamSet<(MovedDisplays, AllDisplays)>,
 ) {
     let reassign_all = config.as_ref().is_some_and(|c| c.is_changed());
-    let config = config.map(|c| c.clone()).unwrap_or_default();
-    let scale = config.emotes.display_view_scale;
-    let view_blocks = chunk_view_reach_blocks(config.server.view_distance);
+    let (scale, view_distance) = reach_settings(config.as_deref());
+    let view_blocks = chunk_view_reach_blocks(view_distance);
     let mut assign =
         |position: &Position, layer_id: &mut EntityLayerId, view_range: Option<&ViewRange>| {
             // The world: the layer it was spawned in, or its cell's world.
@@ -317,7 +326,7 @@ fn show_cells_in_range(
     if cells.by_key.is_empty() {
         return;
     }
-    let scale = config.map_or(1.0, |c| c.emotes.display_view_scale);
+    let (scale, _) = reach_settings(config.as_deref());
     for (client, position, mut visible) in &mut clients {
         if !everyone && !position.is_changed() {
             continue;

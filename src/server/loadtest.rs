@@ -166,12 +166,10 @@ pub enum LoadtestError {
     /// A spacing out of range.
     #[error("--spacing-blocks must be from 0 to 1000, found {0}")]
     Spacing(f64),
-    /// A tolerance that is not positive.
-    #[error("--tolerance-blocks must be in (0, 1] and --tolerance-degrees in (0, 45]")]
-    Tolerance,
-    /// A view scale out of range.
-    #[error("--display-view-scale must be from 0.5 to 5.0, found {0}")]
-    ViewScale(f64),
+    /// A display option out of its range (the message names the
+    /// configuration option the flag sets).
+    #[error("{0} (set by --display-view-scale, --tolerance-blocks or --tolerance-degrees)")]
+    DisplayOption(String),
 }
 
 /// Wire bytes by packet kind, shared by the connections that count them.
@@ -366,17 +364,20 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     if options.playbacks == 0 || options.viewers == 0 || options.ticks == 0 {
         return Err(LoadtestError::Empty);
     }
-    if !(0.5..=5.0).contains(&options.display_view_scale) {
-        return Err(LoadtestError::ViewScale(options.display_view_scale));
-    }
-    let blocks_ok = options.tolerance_blocks > 0.0 && options.tolerance_blocks <= 1.0;
-    let degrees_ok = options.tolerance_degrees > 0.0 && options.tolerance_degrees <= 45.0;
-    if !(blocks_ok && degrees_ok) {
-        return Err(LoadtestError::Tolerance);
-    }
     if !(0.0..=1000.0).contains(&options.spacing_blocks) {
         return Err(LoadtestError::Spacing(options.spacing_blocks));
     }
+    // The configuration's defaults with the flags' display options, without
+    // the display cap (the stress test goes past 2,000 displays on purpose).
+    let mut config = Config::default();
+    config.emotes.display_view_scale = options.display_view_scale;
+    config.emotes.max_active_display_entities = usize::MAX;
+    config.emotes.display_tolerance_blocks = options.tolerance_blocks;
+    config.emotes.display_tolerance_degrees = options.tolerance_degrees;
+    config
+        .emotes
+        .check_display_options()
+        .map_err(LoadtestError::DisplayOption)?;
     let default_roots = [PathBuf::from("emotes"), PathBuf::from("datapacks")];
     let roots: &[PathBuf] = if options.emote_roots.is_empty() {
         &default_roots
@@ -392,13 +393,6 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         DisplayUpdatePolicy::Scheduled
     };
     let mut app = headless_app(roots, policy);
-    // The configuration's defaults, without the display cap (the stress
-    // test goes past 2,000 displays on purpose).
-    let mut config = Config::default();
-    config.emotes.display_view_scale = options.display_view_scale;
-    config.emotes.max_active_display_entities = usize::MAX;
-    config.emotes.display_tolerance_blocks = options.tolerance_blocks;
-    config.emotes.display_tolerance_degrees = options.tolerance_degrees;
     app.insert_resource(config);
     let clients = options.playbacks.max(options.viewers);
     let mut counters = Vec::with_capacity(clients);
