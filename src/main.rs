@@ -199,7 +199,8 @@ fn loadtest(options: emoted::server::loadtest::LoadtestOptions) -> ExitCode {
 
 fn serve(args: ServeArgs) -> ExitCode {
     use emoted::server::config::{Config, ConnectionModeSetting};
-    use valence::network::{ConnectionMode, NetworkSettings};
+    use emoted::server::gateway::{GatewayPlugin, GatewaySettings, ProxyMode};
+    use valence::network::{ConnectionMode, NetworkPlugin, NetworkSettings};
     use valence::prelude::*;
 
     let default_path = PathBuf::from("config/emoted.toml");
@@ -225,15 +226,19 @@ fn serve(args: ServeArgs) -> ExitCode {
     if !args.emote_roots.is_empty() {
         config.emotes.folders = args.emote_roots;
     }
+    let warnings = config.startup_warnings();
+    let proxy = match config.server.connection_mode {
+        ConnectionModeSetting::Bungeecord => Some(ProxyMode::BungeeCord),
+        ConnectionModeSetting::Velocity => Some(ProxyMode::Velocity {
+            secret: config.server.velocity_secret.clone(),
+        }),
+        _ => None,
+    };
     let connection_mode = match config.server.connection_mode {
-        ConnectionModeSetting::Offline => ConnectionMode::Offline,
         ConnectionModeSetting::Online => ConnectionMode::Online {
             prevent_proxy_connections: false,
         },
-        ConnectionModeSetting::Bungeecord => ConnectionMode::BungeeCord,
-        ConnectionModeSetting::Velocity => ConnectionMode::Velocity {
-            secret: config.server.velocity_secret.as_str().into(),
-        },
+        _ => ConnectionMode::Offline,
     };
     let mut app = App::new();
     app.insert_resource(NetworkSettings {
@@ -244,15 +249,34 @@ fn serve(args: ServeArgs) -> ExitCode {
     })
     .insert_resource(emoted::server::EmoteFolders {
         roots: config.emotes.folders.clone(),
-    })
-    .insert_resource(config)
-    .insert_resource(emoted::server::reload::ConfigPath(config_path))
-    .add_plugins(DefaultPlugins)
-    .add_plugins((
-        emoted::server::EmoteServerPlugins,
-        emoted::server::reload::EmoteReloadPlugin,
-        emoted::server::tick_stats::TickStatsPlugin,
-    ));
+    });
+    // The proxy modes use emoted's own listener, which checks the forwarding
+    // before valence sees the player (src/server/gateway).
+    match proxy {
+        Some(mode) => {
+            app.insert_resource(GatewaySettings {
+                mode,
+                address: config.server.address,
+                max_players: config.server.max_players,
+            })
+            .add_plugins(DefaultPlugins.build().disable::<NetworkPlugin>())
+            .add_plugins(GatewayPlugin);
+        }
+        None => {
+            app.add_plugins(DefaultPlugins);
+        }
+    }
+    app.insert_resource(config)
+        .insert_resource(emoted::server::reload::ConfigPath(config_path))
+        .add_plugins((
+            emoted::server::EmoteServerPlugins,
+            emoted::server::reload::EmoteReloadPlugin,
+            emoted::server::tick_stats::TickStatsPlugin,
+        ));
+    // After DefaultPlugins, whose LogPlugin sets up the log.
+    for warning in warnings {
+        tracing::warn!("{warning}");
+    }
     emoted::server::run_schedules_on_one_thread(&mut app);
     app.run();
     ExitCode::SUCCESS

@@ -57,7 +57,7 @@ use crate::library::Library;
 use crate::server::config::{CommandsSection, Config};
 use crate::server::emote::{EndReason, PlayEmoteRequest, StopEmoteRequest};
 use crate::server::permissions::{
-    PlayerPermissions, EMOTE_DEFAULT, EMOTE_MANAGE, GAMEMODE, TELEPORT,
+    PlayerIdentity, PlayerPermissions, EMOTE_DEFAULT, EMOTE_MANAGE, GAMEMODE, TELEPORT,
 };
 use crate::server::reload::ReloadRequest;
 use crate::server::EmoteLibrary;
@@ -567,21 +567,22 @@ fn apply_operator_list(
         Entity,
         Ref<Client>,
         &Username,
+        &UniqueId,
         &mut OpLevel,
         Option<&ListedOperator>,
     )>,
 ) {
     let Some(config) = config else { return };
     let everyone = config.is_changed();
-    for (entity, client, name, mut level, listed_before) in &mut players {
+    for (entity, client, name, uuid, mut level, listed_before) in &mut players {
         if !everyone && !client.is_added() {
             continue;
         }
-        let listed = config
-            .permissions
-            .operators
-            .iter()
-            .any(|o| o.eq_ignore_ascii_case(&name.0));
+        let identity = PlayerIdentity {
+            name: &name.0,
+            uuid: uuid.0,
+        };
+        let listed = identity.is_listed(&config.permissions.operators);
         match (listed, listed_before.is_some()) {
             (true, false) => {
                 if level.get() < LISTED_OPERATOR_LEVEL {
@@ -608,6 +609,7 @@ fn send_command_trees(
         Entity,
         &mut Client,
         &Username,
+        &UniqueId,
         Option<Ref<OpLevel>>,
         Option<&SentCommandTree>,
     )>,
@@ -621,13 +623,17 @@ fn send_command_trees(
             &fallback
         }
     };
-    for (entity, mut client, name, op, sent) in &mut clients {
+    for (entity, mut client, name, uuid, op, sent) in &mut clients {
         let op_changed = op.as_ref().is_some_and(|o| o.is_changed());
         if sent.is_some() && !config_changed && !op_changed {
             continue;
         }
         let level = op.map_or(0, |o| o.get());
-        let perms = PlayerPermissions::resolve(&config.permissions, &name.0, level);
+        let identity = PlayerIdentity {
+            name: &name.0,
+            uuid: uuid.0,
+        };
+        let perms = PlayerPermissions::resolve(&config.permissions, identity, level);
         let tree = SentCommandTree {
             gamemode: perms.has(GAMEMODE),
             teleport: perms.has(TELEPORT),
@@ -779,6 +785,7 @@ type Players<'w, 's> = Query<
         Option<&'static OpLevel>,
         &'static mut Position,
         &'static mut GameMode,
+        &'static UniqueId,
     ),
 >;
 
@@ -818,10 +825,11 @@ fn handle_commands(
             continue;
         };
         let sender = packet.client;
-        let Ok((_, _, username, op, position, _)) = players.get(sender) else {
+        let Ok((_, _, username, op, position, _, uuid)) = players.get(sender) else {
             continue;
         };
         let name = username.0.clone();
+        let uuid = uuid.0;
         let level = op.map_or(0, |o| o.get());
         let here = position.0;
 
@@ -829,7 +837,8 @@ fn handle_commands(
         let reply = if let Err(wait) = bucket.take() {
             Some(slow_down_message(bucket.limit(), wait).color(Color::RED))
         } else {
-            let perms = PlayerPermissions::resolve(&config.permissions, &name, level);
+            let identity = PlayerIdentity { name: &name, uuid };
+            let perms = PlayerPermissions::resolve(&config.permissions, identity, level);
             match parse_command(pkt.command) {
                 Err(e) => Some(e.to_string().color(Color::RED)),
                 Ok(Command::Emote(command)) => run_emote(
@@ -912,10 +921,13 @@ fn run_emote(
                     // The target's own cooldown multiplier, for its next turn.
                     let multiplier = players
                         .get(target)
-                        .map(|(_, _, u, op, ..)| {
+                        .map(|(_, _, u, op, _, _, unique)| {
                             PlayerPermissions::resolve(
                                 &config.permissions,
-                                &u.0,
+                                PlayerIdentity {
+                                    name: &u.0,
+                                    uuid: unique.0,
+                                },
                                 op.map_or(0, |o| o.get()),
                             )
                             .cooldown_multiplier(&id)
@@ -986,7 +998,7 @@ fn run_gamemode(
         },
     };
     let mode_name = game_mode_name(mode);
-    let Ok((_, mut client, username, _, _, mut game_mode)) = players.get_mut(target) else {
+    let Ok((_, mut client, username, _, _, mut game_mode, _)) = players.get_mut(target) else {
         return None;
     };
     if *game_mode != mode {
@@ -1027,7 +1039,7 @@ fn run_teleport(
             let Some(to) = find_player(players, &destination) else {
                 return Some(no_such_player(&destination));
             };
-            let Ok((.., position, _)) = players.get(to) else {
+            let Ok((.., position, _, _)) = players.get(to) else {
                 return None;
             };
             (target, position.0)
@@ -1056,7 +1068,7 @@ fn run_teleport(
             .color(Color::RED),
         );
     }
-    let Ok((_, _, username, _, mut position, _)) = players.get_mut(target) else {
+    let Ok((_, _, username, _, mut position, _, _)) = players.get_mut(target) else {
         return None;
     };
     position.0 = destination;
@@ -1191,7 +1203,7 @@ pub fn suggest(
 
 fn answer_completions(
     mut packets: EventReader<PacketEvent>,
-    mut clients: Query<(&mut Client, &Username, Option<&OpLevel>)>,
+    mut clients: Query<(&mut Client, &Username, &UniqueId, Option<&OpLevel>)>,
     names: Query<&Username>,
     library: Res<EmoteLibrary>,
     config: Option<Res<Config>>,
@@ -1214,11 +1226,15 @@ fn answer_completions(
             continue;
         }
         let players: Vec<&str> = names.iter().map(|u| u.0.as_str()).collect();
-        let Ok((mut client, username, op)) = clients.get_mut(packet.client) else {
+        let Ok((mut client, username, uuid, op)) = clients.get_mut(packet.client) else {
             continue;
         };
+        let identity = PlayerIdentity {
+            name: &username.0,
+            uuid: uuid.0,
+        };
         let perms =
-            PlayerPermissions::resolve(&config.permissions, &username.0, op.map_or(0, |o| o.get()));
+            PlayerPermissions::resolve(&config.permissions, identity, op.map_or(0, |o| o.get()));
         let (start, matches) = suggest(pkt.text, &library.0, &players, &perms);
         let length = pkt.text.encode_utf16().count().saturating_sub(start);
         client.write_packet(&CommandSuggestionsS2c {
@@ -1243,6 +1259,14 @@ mod tests {
     use governor::clock::FakeRelativeClock;
 
     use super::*;
+
+    /// A player known by name only (UUID nil), for the name-list rules.
+    fn named(name: &str) -> PlayerIdentity<'_> {
+        PlayerIdentity {
+            name,
+            uuid: Uuid::nil(),
+        }
+    }
     use crate::server::config::PermissionsSection;
 
     fn emote(line: &str) -> Result<EmoteCommand, CommandError> {
@@ -1477,8 +1501,8 @@ mod tests {
     #[test]
     fn suggestions_complete_the_last_word() {
         let rules = PermissionsSection::default();
-        let player = PlayerPermissions::resolve(&rules, "Steve", 0);
-        let op = PlayerPermissions::resolve(&rules, "Admin", 2);
+        let player = PlayerPermissions::resolve(&rules, named("Steve"), 0);
+        let op = PlayerPermissions::resolve(&rules, named("Admin"), 2);
         let library = Library::default();
         let (start, m) = suggest("/emote pl", &library, &[], &player);
         assert_eq!((start, m), (7, vec!["play".to_owned()]));
@@ -1518,9 +1542,9 @@ mod tests {
             "#,
         )
         .expect("rules");
-        let steve = PlayerPermissions::resolve(&rules, "Steve", 0);
-        let vip = PlayerPermissions::resolve(&rules, "Vip", 0);
-        let op = PlayerPermissions::resolve(&rules, "Admin", 2);
+        let steve = PlayerPermissions::resolve(&rules, named("Steve"), 0);
+        let vip = PlayerPermissions::resolve(&rules, named("Vip"), 0);
+        let op = PlayerPermissions::resolve(&rules, named("Admin"), 2);
 
         let (_, m) = suggest("/emote play ", &library, &[], &steve);
         assert!(!m.iter().any(|id| id == "example:guitar"), "{m:?}");

@@ -220,6 +220,51 @@ pub struct Config {
 }
 
 impl Config {
+    /// What an admin should hear at start-up about how exposed this
+    /// configuration is (each a log warning, said once):
+    /// - offline mode with operators listed: offline mode authenticates
+    ///   nobody, so a listed name (and the UUID derived from it) belongs to
+    ///   whoever types it;
+    /// - a proxy mode listening beyond loopback: only the proxy may reach
+    ///   the port (BungeeCord forwarding is not signed at all).
+    pub fn startup_warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let server = &self.server;
+        if server.connection_mode == ConnectionModeSetting::Offline
+            && !self.permissions.operators.is_empty()
+        {
+            warnings.push(format!(
+                "offline mode authenticates nobody: anyone who joins under a name listed in \
+                 permissions.operators ({}) gets operator rights. Use connection_mode = \
+                 \"online\", or a proxy with operators listed by UUID",
+                self.permissions.operators.join(", ")
+            ));
+        }
+        let proxy = match server.connection_mode {
+            ConnectionModeSetting::Bungeecord => Some("bungeecord"),
+            ConnectionModeSetting::Velocity => Some("velocity"),
+            _ => None,
+        };
+        if let Some(mode) = proxy {
+            if !server.address.ip().is_loopback() {
+                warnings.push(format!(
+                    "connection_mode = \"{mode}\" and the server listens on {}, beyond \
+                     loopback: firewall this port so that only the proxy can reach it{}",
+                    server.address,
+                    if mode == "bungeecord" {
+                        " (BungeeCord forwarding is not signed: anyone who reaches the port \
+                         can claim any player)"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+        warnings
+    }
+}
+
+impl Config {
     /// Parses and checks TOML text; `path` is only used in messages.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         let invalid = |message: String| ConfigError::Invalid {
@@ -418,5 +463,25 @@ mod tests {
             ok.emotes.max_active_display_entities, 2000,
             "unset options keep their defaults"
         );
+    }
+
+    #[test]
+    fn startup_warnings_name_the_exposure() {
+        let parse = |text: &str| Config::parse(text, Path::new("emoted.toml")).expect("valid");
+        assert!(Config::default().startup_warnings().is_empty());
+        let offline_ops = parse("[permissions]\noperators = [\"Admin\"]");
+        let warnings = offline_ops.startup_warnings();
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("offline mode authenticates nobody"), "{warnings:?}");
+        assert!(warnings[0].contains("Admin"));
+        let bungee = parse("[server]\nconnection_mode = \"bungeecord\"\naddress = \"0.0.0.0:25565\"");
+        let warnings = bungee.startup_warnings();
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("firewall"), "{warnings:?}");
+        assert!(warnings[0].contains("not signed"));
+        let local = parse(
+            "[server]\nconnection_mode = \"velocity\"\nvelocity_secret = \"k\"\naddress = \"127.0.0.1:25577\"\n[permissions]\noperators = [\"Admin\"]",
+        );
+        assert!(local.startup_warnings().is_empty(), "loopback behind a proxy is fine");
     }
 }

@@ -9,6 +9,7 @@ pub mod dispatch;
 pub mod duo;
 pub mod emote;
 pub mod functions;
+pub mod gateway;
 pub mod loadtest;
 pub mod permissions;
 pub mod reload;

@@ -42,6 +42,7 @@
 //! Otherwise the emote's own cooldown applies unchanged (factor 1).
 
 use serde::Deserialize;
+use uuid::Uuid;
 
 use crate::format::EmoteId;
 use crate::server::config::PermissionsSection;
@@ -108,7 +109,7 @@ pub enum RuleError {
         reason: String,
     },
     /// A player name that cannot be a player's.
-    #[error("{option}: `{name}` is not a player name (1 to 16 letters, digits or _)")]
+    #[error("{option}: `{name}` is neither a player name (1 to 16 letters, digits or _) nor a UUID (8-4-4-4-12 hex digits, or 32 without dashes)")]
     BadPlayerName {
         /// Where it was found.
         option: String,
@@ -185,13 +186,58 @@ pub fn validate_rules(rules: &PermissionsSection) -> Result<(), RuleError> {
 fn check_player_name(option: &str, name: &str) -> Result<(), RuleError> {
     let ok = (1..=16).contains(&name.len())
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    if ok {
+    if ok || listed_uuid(name).is_some() {
         Ok(())
     } else {
         Err(RuleError::BadPlayerName {
             option: option.to_owned(),
             name: name.to_owned(),
         })
+    }
+}
+
+/// The UUID a list entry names, when it is one: 36 characters with dashes
+/// or 32 hex digits (a player name is at most 16 characters, so the two
+/// never overlap).
+fn listed_uuid(entry: &str) -> Option<Uuid> {
+    let hex = |s: &str| s.bytes().all(|b| b.is_ascii_hexdigit());
+    let dashed = entry.len() == 36
+        && entry
+            .split('-')
+            .map(str::len)
+            .eq([8, 4, 4, 4, 12])
+        && entry.split('-').all(hex);
+    let simple = entry.len() == 32 && hex(entry);
+    if dashed || simple {
+        Uuid::parse_str(entry).ok()
+    } else {
+        None
+    }
+}
+
+/// Who a player is, for the lists of `[permissions]`.
+#[derive(Clone, Copy, Debug)]
+pub struct PlayerIdentity<'a> {
+    /// The player's name.
+    pub name: &'a str,
+    /// The player's UUID (in offline mode derived from the name; behind a
+    /// proxy or in online mode the account's).
+    pub uuid: Uuid,
+}
+
+impl PlayerIdentity<'_> {
+    /// True when `entry` (a name, ASCII case-insensitive, or a UUID) is
+    /// this player.
+    pub fn is(&self, entry: &str) -> bool {
+        match listed_uuid(entry) {
+            Some(uuid) => uuid == self.uuid,
+            None => entry.eq_ignore_ascii_case(self.name),
+        }
+    }
+
+    /// True when any entry of `list` is this player.
+    pub fn is_listed(&self, list: &[String]) -> bool {
+        list.iter().any(|entry| self.is(entry))
     }
 }
 
@@ -294,15 +340,13 @@ pub struct PlayerPermissions<'a> {
 }
 
 impl<'a> PlayerPermissions<'a> {
-    /// Resolves the nodes of the player called `name` whose operator level
-    /// is `op_level`.
-    pub fn resolve(rules: &'a PermissionsSection, name: &str, op_level: u8) -> Self {
-        let operator = op_level >= OPERATOR_LEVEL
-            || rules.operators.iter().any(|o| o.eq_ignore_ascii_case(name));
+    /// Resolves the nodes of `player`, whose operator level is `op_level`.
+    pub fn resolve(rules: &'a PermissionsSection, player: PlayerIdentity, op_level: u8) -> Self {
+        let operator = op_level >= OPERATOR_LEVEL || player.is_listed(&rules.operators);
         let mut granted: Vec<&str> = rules.default_nodes.iter().map(String::as_str).collect();
         let mut denied = Vec::new();
         for group in rules.groups.values() {
-            if !group.players.iter().any(|p| p.eq_ignore_ascii_case(name)) {
+            if !player.is_listed(&group.players) {
                 continue;
             }
             for node in &group.nodes {
@@ -394,6 +438,14 @@ impl<'a> PlayerPermissions<'a> {
 mod tests {
     use super::*;
 
+    /// A player known by name only (UUID nil), for the name-list rules.
+    fn named(name: &str) -> PlayerIdentity<'_> {
+        PlayerIdentity {
+            name,
+            uuid: Uuid::nil(),
+        }
+    }
+
     fn rules(toml_text: &str) -> PermissionsSection {
         let section: PermissionsSection = toml::from_str(toml_text).expect("valid toml");
         validate_rules(&section).expect("valid rules");
@@ -427,7 +479,7 @@ mod tests {
     #[test]
     fn out_of_the_box_players_play_standalone_emotes_and_operators_everything() {
         let rules = PermissionsSection::default();
-        let player = PlayerPermissions::resolve(&rules, "Steve", 0);
+        let player = PlayerPermissions::resolve(&rules, named("Steve"), 0);
         assert!(player.has(EMOTE_DEFAULT));
         assert!(!player.has(EMOTE_MANAGE));
         assert!(!player.has(EMOTE_BYPASS));
@@ -442,8 +494,8 @@ mod tests {
         assert_eq!(player.cooldown_multiplier("example:wave"), 1.0);
 
         for op in [
-            PlayerPermissions::resolve(&rules, "Steve", 2),
-            PlayerPermissions::resolve(&rules, "Steve", 4),
+            PlayerPermissions::resolve(&rules, named("Steve"), 2),
+            PlayerPermissions::resolve(&rules, named("Steve"), 4),
         ] {
             assert!(op.is_operator());
             for node in [EMOTE_MANAGE, EMOTE_BYPASS, GAMEMODE, TELEPORT, "made.up"] {
@@ -451,14 +503,14 @@ mod tests {
             }
             assert_eq!(op.may_play("example:sit_down", false), Ok(()));
         }
-        assert!(!PlayerPermissions::resolve(&rules, "Steve", 1).is_operator());
+        assert!(!PlayerPermissions::resolve(&rules, named("Steve"), 1).is_operator());
     }
 
     #[test]
     fn listed_operators_hold_everything_whatever_their_level() {
         let rules = rules("operators = [\"Admin\"]");
-        assert!(PlayerPermissions::resolve(&rules, "admin", 0).has(TELEPORT));
-        assert!(!PlayerPermissions::resolve(&rules, "Guest", 0).has(TELEPORT));
+        assert!(PlayerPermissions::resolve(&rules, named("admin"), 0).has(TELEPORT));
+        assert!(!PlayerPermissions::resolve(&rules, named("Guest"), 0).has(TELEPORT));
     }
 
     #[test]
@@ -473,7 +525,7 @@ mod tests {
             nodes = ["-emote.default"]
             "#,
         );
-        let alex = PlayerPermissions::resolve(&rules, "ALEX", 0);
+        let alex = PlayerPermissions::resolve(&rules, named("ALEX"), 0);
         assert!(alex.has(EMOTE_MANAGE));
         assert!(alex.has(GAMEMODE) && alex.has(TELEPORT));
         assert!(!alex.has(EMOTE_BYPASS));
@@ -486,12 +538,12 @@ mod tests {
                 nodes: vec![EMOTE_DEFAULT.into()]
             })
         );
-        let troll = PlayerPermissions::resolve(&rules, "Troll", 0);
+        let troll = PlayerPermissions::resolve(&rules, named("Troll"), 0);
         assert!(troll.may_play("example:wave", true).is_err());
-        let other = PlayerPermissions::resolve(&rules, "Steve", 0);
+        let other = PlayerPermissions::resolve(&rules, named("Steve"), 0);
         assert!(other.has(EMOTE_DEFAULT) && !other.has(EMOTE_MANAGE));
         // Operators are not muted.
-        assert!(PlayerPermissions::resolve(&rules, "Troll", 3).has(EMOTE_DEFAULT));
+        assert!(PlayerPermissions::resolve(&rules, named("Troll"), 3).has(EMOTE_DEFAULT));
     }
 
     #[test]
@@ -519,9 +571,9 @@ mod tests {
             cooldown_multiplier = 0.0
             "#,
         );
-        let steve = PlayerPermissions::resolve(&rules, "Steve", 0);
-        let vip = PlayerPermissions::resolve(&rules, "vip", 0);
-        let free = PlayerPermissions::resolve(&rules, "Free", 0);
+        let steve = PlayerPermissions::resolve(&rules, named("Steve"), 0);
+        let vip = PlayerPermissions::resolve(&rules, named("vip"), 0);
+        let free = PlayerPermissions::resolve(&rules, named("Free"), 0);
 
         assert_eq!(
             steve.may_play("example:guitar", true),
@@ -564,7 +616,7 @@ mod tests {
             node = "emote.play.vip"
             "#,
         );
-        let vip = PlayerPermissions::resolve(&rules, "Vip", 0);
+        let vip = PlayerPermissions::resolve(&rules, named("Vip"), 0);
         assert_eq!(vip.may_play("vip:dance", true), Ok(()));
         assert!(vip.may_play("example:wave", true).is_err());
         assert_eq!(vip.required_nodes("vip:dance"), vec!["emote.play.vip"]);
@@ -612,5 +664,45 @@ mod tests {
             assert!(err.contains(needle), "{text}: {err}");
         }
         assert_eq!(validate_rules(&PermissionsSection::default()), Ok(()));
+    }
+
+    #[test]
+    fn lists_take_uuids_as_well_as_names() {
+        let rules: PermissionsSection = toml::from_str(
+            r#"
+            operators = ["5a0ed1d8-3c4b-4e1a-9f3e-1d2c3b4a5f60", "Named"]
+            [groups.vip]
+            players = ["853c80ef3c3749fdaa49938b674adae6"]
+            nodes = ["emote.play.vip"]
+            "#,
+        )
+        .expect("rules");
+        validate_rules(&rules).expect("UUIDs are valid entries");
+        let admin_uuid = Uuid::parse_str("5a0ed1d8-3c4b-4e1a-9f3e-1d2c3b4a5f60").unwrap();
+        let admin = PlayerIdentity {
+            name: "Whoever",
+            uuid: admin_uuid,
+        };
+        assert!(PlayerPermissions::resolve(&rules, admin, 0).is_operator());
+        // The name alone does not make someone the listed UUID.
+        let impostor = PlayerIdentity {
+            name: "5a0ed1d8-3c4b-4e1a-9f3e-1d2c3b4a5f60",
+            uuid: Uuid::nil(),
+        };
+        assert!(!PlayerPermissions::resolve(&rules, impostor, 0).is_operator());
+        assert!(PlayerPermissions::resolve(&rules, named("named"), 0).is_operator());
+        let vip = PlayerIdentity {
+            name: "Anyone",
+            uuid: Uuid::parse_str("853c80ef-3c37-49fd-aa49-938b674adae6").unwrap(),
+        };
+        assert!(PlayerPermissions::resolve(&rules, vip, 0).has("emote.play.vip"));
+        assert!(!PlayerPermissions::resolve(&rules, named("Anyone"), 0).has("emote.play.vip"));
+        for bad in ["5a0ed1d8-3c4b-4e1a-9f3e-1d2c3b4a5f6", "5a0ed1d83c4b-4e1a-9f3e-1d2c3b4a5f60x"] {
+            let rules = PermissionsSection {
+                operators: vec![bad.to_owned()],
+                ..PermissionsSection::default()
+            };
+            assert!(validate_rules(&rules).is_err(), "{bad}");
+        }
     }
 }

@@ -82,8 +82,93 @@ function readPlan () {
     version: plan.version || '1.20.1',
     timeout_ms: plan.timeout_ms || 30000,
     record_packets: plan.record_packets || [],
+    forwarding: plan.forwarding || null,
     steps: plan.steps || []
   }
+}
+
+// ---------------------------------------------------------------- proxy forwarding
+//
+// A proxy sits between a player and emoted in the "bungeecord" and
+// "velocity" modes. These write exactly what each proxy sends the backend,
+// from their documented formats, so a test can be the proxy:
+//
+// - {"mode":"bungeecord","ip":"203.0.113.7","uuid":"<32 hex>","properties":[{name,value,signature?}]}:
+//   the handshake's server address becomes host\0ip\0uuid\0properties-JSON
+//   ("properties" left out: no fourth part, as an offline-mode proxy sends);
+// - {"mode":"bungeecord_raw","address":"..."}: any handshake address at all;
+// - {"mode":"velocity","secret":"...","ip":"...","uuid":"...","name"?:"...","version"?:1,"properties"?:[...]}:
+//   answers the velocity:player_info login request with the HMAC-SHA256
+//   signed player info;
+// - {"mode":"velocity_silent"}: never answers that request.
+// Without "forwarding" the client is an ordinary one (it answers a login
+// plugin request with "not understood", as the vanilla client does).
+
+function bungeeHost (f) {
+  let host = `${f.host || 'localhost'}\0${f.ip}\0${String(f.uuid).replace(/-/g, '')}`
+  if (f.properties !== undefined) host += `\0${JSON.stringify(f.properties)}`
+  return host
+}
+
+function writeVarInt (value) {
+  const out = []
+  let v = value >>> 0
+  do {
+    let byte = v & 0x7f
+    v >>>= 7
+    if (v !== 0) byte |= 0x80
+    out.push(byte)
+  } while (v !== 0)
+  return Buffer.from(out)
+}
+
+function writeString (text) {
+  const bytes = Buffer.from(String(text), 'utf8')
+  return Buffer.concat([writeVarInt(bytes.length), bytes])
+}
+
+function velocityAnswer (f, username) {
+  const crypto = require('crypto')
+  const parts = [
+    writeVarInt(f.version === undefined ? 1 : f.version),
+    writeString(f.ip),
+    Buffer.from(String(f.uuid).replace(/-/g, ''), 'hex'),
+    writeString(f.name || username)
+  ]
+  const props = f.properties || []
+  parts.push(writeVarInt(props.length))
+  for (const p of props) {
+    parts.push(writeString(p.name), writeString(p.value))
+    if (p.signature !== undefined && p.signature !== null) {
+      parts.push(Buffer.from([1]), writeString(p.signature))
+    } else {
+      parts.push(Buffer.from([0]))
+    }
+  }
+  const body = Buffer.concat(parts)
+  const signature = crypto.createHmac('sha256', f.secret).update(body).digest()
+  return Buffer.concat([signature, body])
+}
+
+function forwardingOptions (f) {
+  if (!f) return {}
+  if (f.mode === 'bungeecord') return { fakeHost: bungeeHost(f) }
+  if (f.mode === 'bungeecord_raw') return { fakeHost: f.address }
+  if (f.mode === 'velocity' || f.mode === 'velocity_silent') return {}
+  throw new Error(`unknown forwarding mode ${f.mode}`)
+}
+
+function answerVelocity (client, f, username) {
+  if (!f || (f.mode !== 'velocity' && f.mode !== 'velocity_silent')) return
+  client.removeAllListeners('login_plugin_request')
+  client.on('login_plugin_request', (packet) => {
+    record('login_plugin_request', { channel: packet.channel, message_id: packet.messageId })
+    if (f.mode === 'velocity_silent') return
+    client.write('login_plugin_response', {
+      messageId: packet.messageId,
+      data: velocityAnswer(f, username)
+    })
+  })
 }
 
 let plan = null
@@ -271,10 +356,12 @@ function start () {
     auth: 'offline',
     hideErrors: true,
     logErrors: false,
-    checkTimeoutInterval: 60 * 1000
+    checkTimeoutInterval: 60 * 1000,
+    ...forwardingOptions(plan.forwarding)
   })
   useRegistry(bot.registry)
   const client = bot._client
+  answerVelocity(client, plan.forwarding, plan.username)
 
   client.on('login', (p) => {
     loginPacket = p

@@ -547,6 +547,14 @@ impl Plan {
         self
     }
 
+    /// Connect as a proxy would forward this player (see "proxy forwarding"
+    /// in tests/client/bot.js): `{"mode":"bungeecord",...}`,
+    /// `{"mode":"velocity",...}` and the variants there.
+    pub fn forwarding(mut self, forwarding: Value) -> Plan {
+        self.json["forwarding"] = forwarding;
+        self
+    }
+
     /// The whole plan's timeout (default 30 s).
     pub fn timeout_ms(mut self, ms: u64) -> Plan {
         self.json["timeout_ms"] = json!(ms);
