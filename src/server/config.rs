@@ -100,7 +100,17 @@ pub struct EmotesSection {
     /// pose's while the client interpolates. Above 0, at most 45.
     /// Default: 0.5.
     pub display_tolerance_degrees: f32,
+    /// Commands one playback's events may run in one tick, every line of a
+    /// called `function` counted; past it the playback stops with the
+    /// reason (see [`crate::server::dispatch`]). From 1 to 65,536.
+    /// Default: [`DEFAULT_MAX_COMMANDS_PER_TICK`].
+    pub max_commands_per_tick: u32,
 }
+
+/// The default of `[emotes] max_commands_per_tick`: far more than any
+/// bundled emote runs in a tick (the busiest runs a handful), few enough
+/// that a runaway function costs a fraction of a tick.
+pub const DEFAULT_MAX_COMMANDS_PER_TICK: u32 = 256;
 
 impl Default for EmotesSection {
     fn default() -> Self {
@@ -110,6 +120,7 @@ impl Default for EmotesSection {
             display_view_scale: 1.0,
             display_tolerance_blocks: 0.01,
             display_tolerance_degrees: 0.5,
+            max_commands_per_tick: DEFAULT_MAX_COMMANDS_PER_TICK,
         }
     }
 }
@@ -280,6 +291,12 @@ impl Config {
             )));
         }
         config.emotes.check_display_options().map_err(invalid)?;
+        if !(1..=65_536).contains(&config.emotes.max_commands_per_tick) {
+            return Err(invalid(format!(
+                "emotes.max_commands_per_tick must be from 1 to 65536, found {}",
+                config.emotes.max_commands_per_tick
+            )));
+        }
         if config.server.connection_mode == ConnectionModeSetting::Velocity
             && config.server.velocity_secret.is_empty()
         {

@@ -47,6 +47,17 @@
 //! - `function <namespace:path>`: the lines of a datapack `.mcfunction` (see
 //!   [`super::functions`]) run through this dispatcher with the same source
 //!   and origin, nested at most [`MAX_FUNCTION_DEPTH`] deep.
+//!
+//! # A bounded tick
+//!
+//! The commands one playback's events run in one tick are capped at
+//! `[emotes] max_commands_per_tick` (default
+//! [`crate::server::config::DEFAULT_MAX_COMMANDS_PER_TICK`]), every line of
+//! every `function` they call counted, `function` itself included. The
+//! command that would go past the cap does not run, nor does anything after
+//! it that tick, and the playback is stopped with the reason (a chat line to
+//! the player and a warning in the log), as a Molang failure stops it.
+//! Commands with no playback behind them (none today) are not capped.
 //! - `emote play <id> [player]` and `emote stop [player]`: a
 //!   [`PlayEmoteRequest`] (never bypassing `standalone` and cooldowns) or a
 //!   [`StopEmoteRequest`]. Without a target they act on the source player
@@ -91,6 +102,7 @@ use crate::format::EmoteId;
 use crate::server::emote::{
     EmoteDisplay, EmotePlaybackSet, EndReason, PlayEmoteRequest, StopEmoteRequest,
 };
+use crate::server::config::{Config, DEFAULT_MAX_COMMANDS_PER_TICK};
 use crate::server::functions::{self, EmoteFunctions, FunctionState};
 use crate::server::selector::{
     self, parse_target, Candidate, SelectContext, Selector, SelectorError, SelectorRng,
@@ -137,6 +149,9 @@ impl CommandSource {
 /// One command to run, with its context.
 #[derive(Event, Clone, Debug)]
 pub struct EmoteCommandEvent {
+    /// The player whose playback's event queued it: its commands this tick
+    /// count against `emotes.max_commands_per_tick`.
+    pub playback: Option<Entity>,
     /// Who runs it.
     pub source: CommandSource,
     /// Where `~ ~ ~` is, in world coordinates.
@@ -263,6 +278,35 @@ pub enum RunError {
     /// No world to show particles in.
     #[error("there is no world (chunk layer) to show the particle in")]
     NoWorld,
+    /// The playback's commands for this tick are used up.
+    #[error("the playback ran its {0} commands for this tick")]
+    OverBudget(u32),
+}
+
+/// How many more commands the event being run may run this tick.
+#[derive(Clone, Copy, Debug, Default)]
+struct CommandBudget {
+    /// `None`: no cap (no playback behind the event).
+    left: Option<u32>,
+    /// A command was refused for want of budget.
+    exhausted: bool,
+}
+
+impl CommandBudget {
+    /// Takes one command; false when none is left.
+    fn take(&mut self) -> bool {
+        match &mut self.left {
+            None => true,
+            Some(0) => {
+                self.exhausted = true;
+                false
+            }
+            Some(n) => {
+                *n -= 1;
+                true
+            }
+        }
+    }
 }
 
 /// A command parsed far enough to run it.
@@ -1355,10 +1399,31 @@ struct Dispatcher<'w, 's> {
     reported: ResMut<'w, ReportedCommands>,
     cache: ResMut<'w, ParseCache>,
     rng: ResMut<'w, DispatchRng>,
+    budget: Local<'s, CommandBudget>,
 }
 
-fn run_emote_commands(mut events: EventReader<EmoteCommandEvent>, mut dispatcher: Dispatcher) {
+fn run_emote_commands(
+    mut events: EventReader<EmoteCommandEvent>,
+    mut dispatcher: Dispatcher,
+    config: Option<Res<Config>>,
+) {
+    let cap = config.map_or(DEFAULT_MAX_COMMANDS_PER_TICK, |c| c.emotes.max_commands_per_tick);
+    // Commands each playback ran this tick; playbacks stopped for the cap.
+    let mut used: HashMap<Entity, u32> = HashMap::new();
+    let mut stopped: HashSet<Entity> = HashSet::new();
     for event in events.iter() {
+        if let Some(player) = event.playback {
+            if stopped.contains(&player) {
+                continue;
+            }
+            let spent = used.get(&player).copied().unwrap_or(0);
+            *dispatcher.budget = CommandBudget {
+                left: Some(cap.saturating_sub(spent)),
+                exhausted: false,
+            };
+        } else {
+            *dispatcher.budget = CommandBudget::default();
+        }
         let parsed = dispatcher.parse_cached(&event.command);
         let context = Context {
             source: &event.source,
@@ -1368,6 +1433,22 @@ fn run_emote_commands(mut events: EventReader<EmoteCommandEvent>, mut dispatcher
         match parsed {
             Ok(command) => dispatcher.run_reporting(&event.command, &command, &context),
             Err(e) => dispatcher.reported.warn(&event.command, &e.to_string()),
+        }
+        let Some(player) = event.playback else {
+            continue;
+        };
+        let budget = *dispatcher.budget;
+        let left = budget.left.unwrap_or(0);
+        used.insert(player, cap - left.min(cap));
+        if budget.exhausted {
+            stopped.insert(player);
+            dispatcher.stop.send(StopEmoteRequest {
+                client: player,
+                reason: EndReason::Failed(format!(
+                    "its events ran more than {cap} commands in one tick \
+                     (emotes.max_commands_per_tick)"
+                )),
+            });
         }
     }
 }
@@ -1386,8 +1467,10 @@ impl Dispatcher<'_, '_> {
     }
 
     fn run_reporting(&mut self, text: &str, command: &ParsedCommand, context: &Context) {
-        if let Err(e) = self.run(command, context) {
-            self.reported.warn(text, &e.to_string());
+        match self.run(command, context) {
+            // The playback is stopped for it, with its own message.
+            Ok(()) | Err(RunError::OverBudget(_)) => {}
+            Err(e) => self.reported.warn(text, &e.to_string()),
         }
     }
 
@@ -1462,6 +1545,9 @@ impl Dispatcher<'_, '_> {
     }
 
     fn run(&mut self, command: &ParsedCommand, context: &Context) -> Result<(), RunError> {
+        if !self.budget.take() {
+            return Err(RunError::OverBudget(0));
+        }
         match command {
             ParsedCommand::Say(message) => {
                 let name = match context.source {
@@ -1767,9 +1853,13 @@ impl Dispatcher<'_, '_> {
             ..context.clone()
         };
         for line in &function.lines {
-            if let Err(e) = self.run(&line.command, &inner) {
-                let text = format!("{} (function {id}, line {})", line.text, line.number);
-                self.reported.warn(&text, &e.to_string());
+            match self.run(&line.command, &inner) {
+                Ok(()) => {}
+                Err(RunError::OverBudget(n)) => return Err(RunError::OverBudget(n)),
+                Err(e) => {
+                    let text = format!("{} (function {id}, line {})", line.text, line.number);
+                    self.reported.warn(&text, &e.to_string());
+                }
             }
         }
         Ok(())

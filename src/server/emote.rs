@@ -96,6 +96,7 @@ impl Plugin for EmotePlaybackPlugin {
                     crate::server::duo::watch_partners,
                     end_emotes_of_leaving_players,
                     despawn_orphan_displays,
+                    log_failed_emotes,
                 )
                     .chain()
                     .in_set(EmotePlaybackSet),
@@ -1523,8 +1524,23 @@ fn stop_requested_emotes(
             emote: playback.emote.clone(),
             reason: request.reason.clone(),
         });
+        if let EndReason::Failed(message) = &request.reason {
+            client.send_chat_message(format!("Emote stopped: {message}").color(Color::RED));
+        }
         client.send_action_bar_message(notice.color(Color::GRAY));
         commands.entity(target).remove::<(ActiveEmote, StopWatch)>();
+    }
+}
+
+/// One warning in the log for each playback that failed (a Molang failure
+/// or its budget, or the command cap), naming the player and the emote; the
+/// player was told in chat where it stopped.
+fn log_failed_emotes(mut ended: EventReader<EmoteEndedEvent>, names: Query<&Username>) {
+    for end in ended.iter() {
+        if let EndReason::Failed(message) = &end.reason {
+            let name = names.get(end.client).map_or("a player", |n| n.0.as_str());
+            tracing::warn!("stopped {name}'s emote {}: {message}", end.emote);
+        }
     }
 }
 
@@ -1967,6 +1983,7 @@ fn queue_events<'a>(
         let origin = playback.root + (rotation * (base + event.origin.offset)).as_dvec3();
         for command in &event.commands {
             out.send(EmoteCommandEvent {
+                playback: Some(player),
                 source: source.clone(),
                 origin,
                 command: command.clone(),

@@ -1,0 +1,117 @@
+//! One emote file cannot stall the server: with real clients, an event
+//! that calls a 100,000-line function runs no more than the configured
+//! number of commands in its tick and stops its playback with the reason;
+//! a `molang.tick` of three nested loops (each within Bedrock's 1,024) is
+//! stopped at its operation budget while another player's commands are
+//! answered at once.
+
+mod common;
+
+use common::{BotRun, Event, Server, TempDir};
+use serde_json::{json, Value};
+
+fn animation(id: &str, molang: Value, events: Value) -> Value {
+    json!({
+        "type": "animation",
+        "schema_version": 4,
+        "id": id,
+        "metadata": {"name": "Bounded", "description": "Work that must be cut short."},
+        "settings": {
+            "standalone": true,
+            "cooldown": "0t",
+            "rotation_deadzone": 50,
+            "player": {
+                "hidden": false,
+                "stop_conditions": {
+                    "movement_distance": 0,
+                    "jump": false,
+                    "submerge": false,
+                    "ride": false,
+                    "damage": false,
+                    "attack": false,
+                    "game_mode_change": false
+                }
+            },
+            "playback": {"mode": "loop", "loop_delay": "0t"}
+        },
+        "molang": molang,
+        "nodes": {
+            "label": {
+                "type": "text_display",
+                "space": "initiator",
+                "text": {"text": "bounded"},
+                "transform": {"position": [0, 2.2, 0], "rotation": [0, 0, 0], "scale": [1, 1, 1]}
+            }
+        },
+        "timeline": {"duration": "40t", "tracks": {}, "events": {"timeline": events}}
+    })
+}
+
+fn packets<'a>(run: &'a BotRun, name: &str) -> Vec<&'a Value> {
+    run.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Packet { name: n, data, .. } if n == name => Some(data),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_huge_function_runs_only_the_configured_commands_and_stops_its_emote() {
+    let dir = TempDir::new("bounded-commands");
+    dir.write(
+        "pack/pack.mcmeta",
+        r#"{"pack": {"pack_format": 15, "description": "a runaway function"}}"#,
+    );
+    let flood = animation(
+        "e2e:flood",
+        json!({}),
+        json!([{
+            "time": "2t",
+            "source": {"type": "player"},
+            "origin": {"type": "root"},
+            "commands": ["function e2e:flood"]
+        }]),
+    );
+    dir.write("pack/data/e2e/emotes/flood.json", &flood.to_string());
+    let lines = "particle minecraft:flame ~ ~1 ~ 0 0 0 0 1\n".repeat(100_000);
+    dir.write("pack/data/e2e/functions/flood.mcfunction", &lines);
+    let config = dir.write("emoted.toml", "[emotes]\nmax_commands_per_tick = 100\n");
+    let pack = dir.path().join("pack");
+    let mut server = Server::start_with_args(
+        &[pack.as_path()],
+        &["--config", &config.to_string_lossy()],
+    );
+
+    let run = server
+        .bot("Alice")
+        .record_packets(&["world_particles"])
+        .wait_spawn()
+        .chat("/emote play e2e:flood")
+        .wait_for(json!({"event": "chat", "text_contains": "Emote stopped"}), 1, 8000)
+        .wait_ms(3000)
+        .chat("/emote list")
+        .wait_for(json!({"event": "chat", "text_contains": "e2e:flood"}), 1, 5000)
+        .disconnect()
+        .run();
+    run.assert_ok();
+    // `function` is the first of the 100; 99 of its lines run, then the cap.
+    assert_eq!(packets(&run, "world_particles").len(), 99, "{}", run.describe());
+    let stopped = run
+        .chat()
+        .into_iter()
+        .find(|c| c.contains("Emote stopped"))
+        .map(str::to_owned)
+        .unwrap_or_default();
+    assert!(
+        stopped.contains("more than 100 commands in one tick"),
+        "the player is told why: {stopped}"
+    );
+    assert!(
+        server.log().contains("stopped Alice's emote e2e:flood: its events ran more than 100 commands"),
+        "one line in the log:\n{}",
+        server.log()
+    );
+    assert!(server.is_running());
+}
