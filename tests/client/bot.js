@@ -858,6 +858,8 @@ if (require.main === module) {
     process.stderr.write(`bot.js: bad plan: ${e.message}\n`)
     process.exit(2)
   }
+  // The wall clock at t = 0, so that events of two clients can be compared.
+  emit('clock', { unix_ms: T0 })
   main().catch((e) => finish(1, `internal error: ${e.stack || e}`))
 }
 

@@ -954,6 +954,14 @@ impl BotRun {
             .collect()
     }
 
+    /// The wall clock (Unix milliseconds) at this run's `t` = 0.
+    pub fn clock_unix_ms(&self) -> Option<u64> {
+        self.events.iter().find_map(|e| match e {
+            Event::Clock { unix_ms, .. } => Some(*unix_ms),
+            _ => None,
+        })
+    }
+
     pub fn kicked(&self) -> Option<&str> {
         self.events.iter().find_map(|e| match e {
             Event::Kicked { reason, .. } => Some(reason.as_deref().unwrap_or("")),
@@ -967,6 +975,11 @@ impl BotRun {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
+    /// The first line: the wall clock (Unix milliseconds) at `t` = 0.
+    Clock {
+        t: u64,
+        unix_ms: u64,
+    },
     /// A step is starting.
     Step {
         t: u64,
