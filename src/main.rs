@@ -42,7 +42,9 @@ enum Command {
     Loadtest(emoted::server::loadtest::LoadtestOptions),
     /// Evaluate one Molang expression or program and print the number.
     Molang {
-        /// The expression, e.g. "math.sin(30) * 2".
+        /// The expression, e.g. "math.sin(30) * 2". It may start with `-`
+        /// ("-2 * -3" is an expression, not a flag).
+        #[arg(allow_hyphen_values = true)]
         expr: String,
         /// Set a variable first, e.g. --set v.x=3 (repeatable).
         #[arg(long = "set", value_name = "NAME=VALUE")]

@@ -186,3 +186,21 @@ fn sequences_and_broken_files_are_refused() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("takes an Animation"));
 }
+
+/// `emoted molang` prints what it computes; an expression may start with
+/// `-` without being taken for a flag.
+#[test]
+fn molang_cli_reads_an_expression_that_starts_with_a_minus() {
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_emoted"))
+            .arg("molang")
+            .args(args)
+            .output()
+            .expect("runs emoted");
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).expect("utf-8").trim().to_owned()
+    };
+    assert_eq!(run(&["-2 * -3 + !0"]), "7");
+    assert_eq!(run(&["-v.x * 2", "--set", "v.x=3"]), "-6");
+    assert_eq!(run(&["--set", "v.x=3", "-v.x"]), "-3");
+}
