@@ -1,7 +1,7 @@
 //! emoted: a Minecraft 1.20.1 server built for emotes.
 //!
 //! The library is organised as DESIGN.md lays out: files flow one way,
-//! [`format`] (validated file types) → [`library`] (the loaded emotes) → the
+//! [`format`](mod@format) (validated file types) → [`library`] (the loaded emotes) → the
 //! runtime. This crate currently contains the file layer and the library
 //! loader; see the README for the state of each part.
 #![deny(rustdoc::broken_intra_doc_links)]

@@ -597,3 +597,21 @@ fn check_needs_at_least_one_path() {
     assert!(!output.status.success());
     assert!(output.stdout.is_empty());
 }
+
+#[test]
+fn a_molang_program_that_may_overrun_its_budget_is_a_warning() {
+    let dir = TempDir::new("molang-budget");
+    let mut v = animation("test:a");
+    v["molang"] = json!({"tick": "loop(1024, {loop(1024, {loop(16, {v.x = v.x + 1;});});});"});
+    let file = dir.write("a.json", &v);
+    let run = check(&[&file]);
+    assert_eq!(run.code, Some(0), "{}", run.describe());
+    let lines = run.lines_for(&file);
+    assert_eq!(lines.len(), 1, "{}", run.describe());
+    assert_eq!(lines[0].0, "/molang/tick", "{}", run.describe());
+    assert!(
+        lines[0].1.starts_with("warning: Molang: this program may run up to 70,257,664 operations in one tick, over the default budget of 50,000"),
+        "{}",
+        run.describe()
+    );
+}

@@ -87,7 +87,10 @@ fn median(mut values: Vec<f64>) -> f64 {
 fn two_backends_agree_on_a_server_sync_phase() {
     let dir = TempDir::new("backends");
     dir.write("emotes/sync.json", &emote().to_string());
-    let config = dir.write("emoted.toml", "[server]\nconnection_mode = \"bungeecord\"\n");
+    let config = dir.write(
+        "emoted.toml",
+        "[server]\nconnection_mode = \"bungeecord\"\n",
+    );
     let config = config.to_string_lossy().into_owned();
     let emotes = dir.path().join("emotes");
     let first = Server::start_with_args(&[emotes.as_path()], &["--config", &config]);
@@ -106,8 +109,18 @@ fn two_backends_agree_on_a_server_sync_phase() {
             .disconnect()
     };
     let runs = common::run_all(vec![
-        plan(&first, "Alex", "203.0.113.1", "069a79f444e94726a5befca90e38aaf5"),
-        plan(&second, "Steve", "203.0.113.2", "853c80ef3c3749fdaa49938b674adae6"),
+        plan(
+            &first,
+            "Alex",
+            "203.0.113.1",
+            "069a79f444e94726a5befca90e38aaf5",
+        ),
+        plan(
+            &second,
+            "Steve",
+            "203.0.113.2",
+            "853c80ef3c3749fdaa49938b674adae6",
+        ),
     ]);
     for run in &runs {
         run.assert_ok();

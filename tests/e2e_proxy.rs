@@ -25,10 +25,14 @@ const BUNGEE_REFUSAL: &str =
 
 fn start(mode_lines: &str) -> (Server, TempDir) {
     let dir = TempDir::new("proxy-config");
-    let config = format!("[server]\n{mode_lines}\n\n[permissions]\noperators = [\"{ADMIN_UUID}\"]\n");
+    let config =
+        format!("[server]\n{mode_lines}\n\n[permissions]\noperators = [\"{ADMIN_UUID}\"]\n");
     let path = dir.write("emoted.toml", &config);
     let path = path.to_string_lossy().into_owned();
-    (Server::start_with_args(&["emotes"], &["--config", &path]), dir)
+    (
+        Server::start_with_args(&["emotes"], &["--config", &path]),
+        dir,
+    )
 }
 
 fn textures() -> Value {
@@ -59,7 +63,14 @@ fn packet_strings(run: &BotRun, name: &str) -> Vec<String> {
 
 fn dashed(uuid: &str) -> String {
     let u = uuid.replace('-', "");
-    format!("{}-{}-{}-{}-{}", &u[0..8], &u[8..12], &u[12..16], &u[16..20], &u[20..32])
+    format!(
+        "{}-{}-{}-{}-{}",
+        &u[0..8],
+        &u[8..12],
+        &u[12..16],
+        &u[16..20],
+        &u[20..32]
+    )
 }
 
 /// The player plays the guitar while a second one watches for its block
@@ -78,14 +89,22 @@ fn forwarded_players(server: &Server, alex: Value, steve: Value, admin: Value) -
         .bot("Steve")
         .forwarding(steve)
         .wait_spawn()
-        .wait_for(json!({"event": "spawn_entity", "type": "block_display"}), 1, 10000)
+        .wait_for(
+            json!({"event": "spawn_entity", "type": "block_display"}),
+            1,
+            10000,
+        )
         .disconnect();
     let admin = server
         .bot("Admin")
         .forwarding(admin)
         .wait_spawn()
         .chat("/gamemode creative")
-        .wait_for(json!({"event": "game_mode", "game_mode": "creative"}), 1, 5000)
+        .wait_for(
+            json!({"event": "game_mode", "game_mode": "creative"}),
+            1,
+            5000,
+        )
         .disconnect();
     run_all(vec![alex, steve, admin])
 }
@@ -104,7 +123,11 @@ fn assert_forwarded_alex(server: &Server, alex: &BotRun, ip: &str) {
         alex.describe()
     );
     let line = format!("Alex ({}) logged in from {ip}", dashed(ALEX_UUID));
-    assert!(server.log().contains(&line), "log names the forwarded address:\n{}", server.log());
+    assert!(
+        server.log().contains(&line),
+        "log names the forwarded address:\n{}",
+        server.log()
+    );
 }
 
 /// A client that must be refused at login with `message`: it never gets
@@ -112,7 +135,11 @@ fn assert_forwarded_alex(server: &Server, alex: &BotRun, ip: &str) {
 fn assert_refused(run: &BotRun, message: &str) {
     assert_eq!(run.kicked(), Some(message), "{}", run.describe());
     assert!(run.login().is_none(), "never logged in: {}", run.describe());
-    assert!(!run.chat().iter().any(|c| c.contains("Unknown")), "{}", run.describe());
+    assert!(
+        !run.chat().iter().any(|c| c.contains("Unknown")),
+        "{}",
+        run.describe()
+    );
 }
 
 fn refused_plan(server: &Server, name: &str, forwarding: Option<Value>) -> Plan {
@@ -148,20 +175,34 @@ fn bungeecord_mode_admits_forwarded_players_and_refuses_the_rest() {
     let refused = run_all(vec![
         // Straight to the backend port, as the operator's name.
         refused_plan(&server, "Admin", None),
-        refused_plan(&server, "Mallory", Some(raw("localhost\u{0}203.0.113.5\u{0}not-a-uuid".into()))),
+        refused_plan(
+            &server,
+            "Mallory",
+            Some(raw("localhost\u{0}203.0.113.5\u{0}not-a-uuid".into())),
+        ),
         refused_plan(
             &server,
             "Eve",
-            Some(raw(format!("localhost\u{0}203.0.113.5\u{0}{OTHER_UUID}\u{0}{{\"textures\":1}}"))),
+            Some(raw(format!(
+                "localhost\u{0}203.0.113.5\u{0}{OTHER_UUID}\u{0}{{\"textures\":1}}"
+            ))),
         ),
-        refused_plan(&server, "Trudy", Some(raw(format!("localhost\u{0}300.1.1.1\u{0}{OTHER_UUID}")))),
+        refused_plan(
+            &server,
+            "Trudy",
+            Some(raw(format!("localhost\u{0}300.1.1.1\u{0}{OTHER_UUID}"))),
+        ),
     ]);
     for run in &refused {
         assert_refused(run, BUNGEE_REFUSAL);
     }
     for name in ["Admin", "Mallory", "Eve", "Trudy"] {
         let line = format!("refused the bungeecord login of `{name}` from 127.0.0.1");
-        assert!(server.log().contains(&line), "one warning with the address for {name}:\n{}", server.log());
+        assert!(
+            server.log().contains(&line),
+            "one warning with the address for {name}:\n{}",
+            server.log()
+        );
     }
 
     // The operator's name forwarded with another UUID holds nothing.
@@ -175,7 +216,10 @@ fn bungeecord_mode_admits_forwarded_players_and_refuses_the_rest() {
         .run();
     impostor.assert_ok();
     assert!(
-        !impostor.events.iter().any(|e| matches!(e, Event::GameMode { game_mode: Some(m), .. } if m == "creative")),
+        !impostor
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::GameMode { game_mode: Some(m), .. } if m == "creative")),
         "{}",
         impostor.describe()
     );
@@ -185,9 +229,7 @@ fn bungeecord_mode_admits_forwarded_players_and_refuses_the_rest() {
 #[test]
 fn velocity_mode_verifies_the_secret_and_says_why_it_refuses() {
     let (mut server, _dir) = start("connection_mode = \"velocity\"\nvelocity_secret = \"s3cret\"");
-    let velocity = |ip: &str, uuid: &str, secret: &str| {
-        json!({"mode": "velocity", "secret": secret, "ip": ip, "uuid": uuid, "properties": textures()})
-    };
+    let velocity = |ip: &str, uuid: &str, secret: &str| json!({"mode": "velocity", "secret": secret, "ip": ip, "uuid": uuid, "properties": textures()});
     let runs = forwarded_players(
         &server,
         velocity("198.51.100.4", ALEX_UUID, "s3cret"),
@@ -201,18 +243,35 @@ fn velocity_mode_verifies_the_secret_and_says_why_it_refuses() {
     let mut future = velocity("198.51.100.7", OTHER_UUID, "s3cret");
     future["version"] = json!(9);
     let refused = run_all(vec![
-        refused_plan(&server, "Admin", Some(velocity("198.51.100.6", ADMIN_UUID, "wrong"))),
+        refused_plan(
+            &server,
+            "Admin",
+            Some(velocity("198.51.100.6", ADMIN_UUID, "wrong")),
+        ),
         refused_plan(&server, "Plain", None),
         refused_plan(&server, "Quiet", Some(json!({"mode": "velocity_silent"}))),
         refused_plan(&server, "Future", Some(future)),
     ]);
     assert_refused(&refused[0], "Unable to verify player details.");
-    assert_refused(&refused[1], "This server requires you to connect with Velocity.");
-    assert_refused(&refused[2], "This server requires you to connect with Velocity.");
-    assert_refused(&refused[3], "Unsupported forwarding version 9, wanted up to 4.");
+    assert_refused(
+        &refused[1],
+        "This server requires you to connect with Velocity.",
+    );
+    assert_refused(
+        &refused[2],
+        "This server requires you to connect with Velocity.",
+    );
+    assert_refused(
+        &refused[3],
+        "Unsupported forwarding version 9, wanted up to 4.",
+    );
     for name in ["Admin", "Plain", "Quiet", "Future"] {
         let line = format!("refused the velocity login of `{name}` from 127.0.0.1");
-        assert!(server.log().contains(&line), "one warning with the address for {name}:\n{}", server.log());
+        assert!(
+            server.log().contains(&line),
+            "one warning with the address for {name}:\n{}",
+            server.log()
+        );
     }
     assert!(server.is_running(), "the server keeps running");
 }

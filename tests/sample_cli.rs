@@ -197,8 +197,15 @@ fn molang_cli_reads_an_expression_that_starts_with_a_minus() {
             .args(args)
             .output()
             .expect("runs emoted");
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout).expect("utf-8").trim().to_owned()
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .expect("utf-8")
+            .trim()
+            .to_owned()
     };
     assert_eq!(run(&["-2 * -3 + !0"]), "7");
     assert_eq!(run(&["-v.x * 2", "--set", "v.x=3"]), "-6");

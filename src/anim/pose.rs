@@ -52,6 +52,18 @@ pub enum SampleError {
         /// What the expression gave.
         source: NonFiniteVisibility,
     },
+    /// Molang used up the operations one tick may use (the budget
+    /// `molang.tick` and every track expression share; loops are what
+    /// spend it). To fix it, use fewer or shorter loops, or raise the
+    /// server's budget.
+    #[error("{program} used more than the {budget_ops} Molang operations one tick may use (the tick's Molang programs share them), so the emote stops; use fewer or shorter loops")]
+    MolangBudgetExceeded {
+        /// Where it ran out: `` `molang.tick` ``, `` `molang.initialize` ``
+        /// or a node's track expression.
+        program: String,
+        /// The budget of one tick.
+        budget_ops: u64,
+    },
 }
 
 /// The sampled poses of a rig plus the per-track cursors; allocate once per

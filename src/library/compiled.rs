@@ -2,7 +2,11 @@
 //! and every Molang string, checked and compiled once at load.
 //!
 //! Molang errors are file problems like any other: the pointer is the JSON
-//! string's, and the message carries the character span inside it.
+//! string's, and the message carries the character span inside it. A
+//! program whose [worst case](Program::worst_case_ops) is over
+//! [`molang::DEFAULT_OP_BUDGET`] gets a warning at its pointer: the file
+//! loads, and a playback stops if it ever gets that far (see
+//! [`MolangState::budget_ops`]).
 
 use std::collections::HashMap;
 
@@ -29,6 +33,9 @@ pub struct CompiledAnimation {
     pub initialize: Option<Program>,
     /// `molang.tick`, run every tick before the tracks.
     pub tick: Option<Program>,
+    /// Warnings found while compiling (programs that may run past
+    /// [`molang::DEFAULT_OP_BUDGET`]), each at its program's pointer.
+    pub warnings: Vec<Problem>,
 }
 
 struct TrackCompiler<'a> {
@@ -37,6 +44,8 @@ struct TrackCompiler<'a> {
     /// Deterministic sources compiled so far (a repeated `"math.sin(...)"`
     /// in x, y and z of both keys compiles, and evaluates, once).
     shared: HashMap<String, ExprId>,
+    /// Budget warnings, at every pointer of a program that may overrun.
+    warnings: Vec<Problem>,
 }
 
 impl ExprCompiler for TrackCompiler<'_> {
@@ -44,12 +53,16 @@ impl ExprCompiler for TrackCompiler<'_> {
 
     fn compile(&mut self, source: &str, pointer: &str) -> Result<ExprId, Problem> {
         if let Some(id) = self.shared.get(source) {
+            if let Some(program) = self.expressions.get(id.0 as usize) {
+                self.warnings.extend(budget_warning(program, pointer));
+            }
             return Ok(*id);
         }
         let program =
             molang::compile(source, CompileContext::Track, self.symbols).map_err(|e| {
                 Problem::error(pointer, format!("Molang: {}", molang::describe(&e, source)))
             })?;
+        self.warnings.extend(budget_warning(&program, pointer));
         let id = ExprId(self.expressions.len() as u32);
         if program.is_deterministic() {
             self.shared.insert(source.to_owned(), id);
@@ -60,21 +73,28 @@ impl ExprCompiler for TrackCompiler<'_> {
 }
 
 impl CompiledAnimation {
-    /// Compiles `file`; returns every Molang problem, each at its pointer.
+    /// Compiles `file`; returns every Molang problem, each at its pointer
+    /// (with the [warnings](Self::warnings) when there are errors too).
     pub fn compile(file: &AnimationFile) -> Result<Self, Vec<Problem>> {
         let mut symbols = Symbols::new();
         let mut problems = Vec::new();
+        let mut warnings = Vec::new();
         // Root programs first: they define the v.* variables tracks read.
         let mut root = |source: &Option<String>, pointer: &str, symbols: &mut Symbols| {
             source.as_ref().and_then(|src| {
-                molang::compile(src, CompileContext::Program, symbols)
-                    .map_err(|e| {
+                match molang::compile(src, CompileContext::Program, symbols) {
+                    Ok(program) => {
+                        warnings.extend(budget_warning(&program, pointer));
+                        Some(program)
+                    }
+                    Err(e) => {
                         problems.push(Problem::error(
                             pointer,
                             format!("Molang: {}", molang::describe(&e, src)),
-                        ))
-                    })
-                    .ok()
+                        ));
+                        None
+                    }
+                }
             })
         };
         let initialize = root(&file.molang.initialize, "/molang/initialize", &mut symbols);
@@ -83,9 +103,11 @@ impl CompiledAnimation {
             symbols: &mut symbols,
             expressions: Vec::new(),
             shared: HashMap::new(),
+            warnings: Vec::new(),
         };
         let rig = Rig::build(file, &mut compiler);
         let expressions = compiler.expressions;
+        warnings.append(&mut compiler.warnings);
         let reusable = expressions.iter().map(Program::is_deterministic).collect();
         match rig {
             Ok(rig) if problems.is_empty() => Ok(Self {
@@ -95,10 +117,15 @@ impl CompiledAnimation {
                 reusable,
                 initialize,
                 tick,
+                warnings,
             }),
-            Ok(_) => Err(problems),
+            Ok(_) => {
+                problems.append(&mut warnings);
+                Err(problems)
+            }
             Err(mut track_problems) => {
                 problems.append(&mut track_problems);
+                problems.append(&mut warnings);
                 Err(problems)
             }
         }
@@ -125,10 +152,15 @@ impl CompiledAnimation {
             && !self.expressions.iter().any(Program::writes_variables)
     }
 
-    /// Fresh per-playback Molang state for this Animation.
+    /// Fresh per-playback Molang state for this Animation, with
+    /// [`molang::DEFAULT_OP_BUDGET`] operations per tick (see
+    /// [`MolangState::with_budget_ops`]).
     pub fn new_molang_state(&self, seed: u64) -> MolangState {
+        let mut session = Session::new(&self.symbols);
+        session.set_op_budget(molang::DEFAULT_OP_BUDGET);
         MolangState {
-            session: Session::new(&self.symbols),
+            budget_ops: molang::DEFAULT_OP_BUDGET,
+            session,
             rng: MolangRng::new(seed),
             queries: QueryContext {
                 anim_length_secs: f64::from(self.rig.duration_ticks) / 20.0,
@@ -139,22 +171,28 @@ impl CompiledAnimation {
         }
     }
 
-    /// Starts a cycle: a fresh session, `q.delta_time` 0, then `molang.initialize`.
+    /// Starts a cycle: a fresh session, `q.delta_time` 0, a full budget,
+    /// then `molang.initialize`.
     pub fn begin_cycle(&self, state: &mut MolangState, loop_count: u32) -> Result<(), SampleError> {
         state.session.reset();
+        state.session.set_op_budget(state.budget_ops);
         state.queries.loop_count = f64::from(loop_count);
         state.queries.delta_time_secs = 0.0;
         state.queries.key_frame_lerp_time = 0.0;
         if let Some(program) = &self.initialize {
-            let value = program.eval(&mut state.session, &state.queries, &mut state.rng);
+            let value = program
+                .try_eval(&mut state.session, &state.queries, &mut state.rng)
+                .map_err(|e| out_of_ops("`molang.initialize`", e.budget_ops))?;
             check_finite(value, "molang.initialize")?;
         }
         state.queries.delta_time_secs = 0.05;
         Ok(())
     }
 
-    /// One tick at timeline `position_ticks`: `molang.tick` (when `advancing`),
-    /// then every track sampled into `pose`.
+    /// One tick at timeline `position_ticks`: a full budget, `molang.tick`
+    /// (when `advancing`), then every track sampled into `pose`. The
+    /// programs share the tick's [`MolangState::budget_ops`]; running out
+    /// is [`SampleError::MolangBudgetExceeded`].
     pub fn step(
         &self,
         state: &mut MolangState,
@@ -162,15 +200,31 @@ impl CompiledAnimation {
         advancing: bool,
         pose: &mut Pose,
     ) -> Result<(), SampleError> {
+        state.session.set_op_budget(state.budget_ops);
         state.queries.anim_time_secs = f64::from(position_ticks) / 20.0;
         state.queries.key_frame_lerp_time = 0.0;
         if advancing {
             if let Some(program) = &self.tick {
-                let value = program.eval(&mut state.session, &state.queries, &mut state.rng);
+                let value = program
+                    .try_eval(&mut state.session, &state.queries, &mut state.rng)
+                    .map_err(|e| out_of_ops("`molang.tick`", e.budget_ops))?;
                 check_finite(value, "molang.tick")?;
             }
         }
-        pose.sample(&self.rig, position_ticks as f32, &mut self.evaluator(state))
+        let sampled = pose.sample(&self.rig, position_ticks as f32, &mut self.evaluator(state));
+        if state.session.is_out_of_ops() {
+            // The expression that ran out gave NaN, which sampling reports
+            // at its node.
+            let program = match &sampled {
+                Err(
+                    SampleError::NonFiniteTransform { node }
+                    | SampleError::NonFiniteVisibility { node, .. },
+                ) => format!("a track expression of node `{node}`"),
+                _ => "a track expression".to_owned(),
+            };
+            return Err(out_of_ops(&program, state.session.op_budget()));
+        }
+        sampled
     }
 }
 
@@ -188,6 +242,48 @@ impl CompiledAnimation {
     }
 }
 
+fn out_of_ops(program: &str, budget_ops: u64) -> SampleError {
+    SampleError::MolangBudgetExceeded {
+        program: program.to_owned(),
+        budget_ops,
+    }
+}
+
+/// The warning for a program that may run past the default budget.
+fn budget_warning(program: &Program, pointer: &str) -> Option<Problem> {
+    let worst = program.worst_case_ops();
+    let bound = if worst == u64::MAX {
+        "more than"
+    } else {
+        "up to"
+    };
+    (worst > molang::DEFAULT_OP_BUDGET).then(|| {
+        Problem::warning(
+            pointer,
+            format!(
+                "Molang: this program may run {bound} {} operations in one tick, over the \
+                 default budget of {} ([emotes] molang_budget_ops): the emote would stop when \
+                 it gets there; use fewer or shorter loops",
+                grouped(worst),
+                grouped(molang::DEFAULT_OP_BUDGET)
+            ),
+        )
+    })
+}
+
+/// `17000000` → `17,000,000`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn check_finite(value: f64, what: &str) -> Result<(), SampleError> {
     if value.is_finite() {
         Ok(())
@@ -198,11 +294,19 @@ fn check_finite(value: f64, what: &str) -> Result<(), SampleError> {
     }
 }
 
-/// The Molang state of one playback: variables, random source and queries.
-/// A clone continues exactly as the original would (the server samples a
-/// cycle ahead on a clone to plan display updates).
+/// The Molang state of one playback: variables, random source, queries and
+/// the per-tick operation budget. A clone continues exactly as the original
+/// would, budget included (the server samples a cycle ahead on a clone to
+/// plan display updates).
 #[derive(Clone, Debug)]
 pub struct MolangState {
+    /// The Molang operations one tick may use, refilled at every
+    /// [`CompiledAnimation::step`] and before `molang.initialize` in
+    /// [`CompiledAnimation::begin_cycle`]; `molang.tick` and every track
+    /// expression of that tick share it (see the [`molang`] docs, "The
+    /// operation budget", for what is charged). Default:
+    /// [`molang::DEFAULT_OP_BUDGET`].
+    pub budget_ops: u64,
     /// `v.*` and `t.*` values.
     pub session: Session,
     /// `math.random*`.
@@ -213,6 +317,16 @@ pub struct MolangState {
     reuse: Vec<Reuse>,
     /// The current sampling pass (never 0, so a fresh [`Reuse`] never matches).
     pass: u32,
+}
+
+impl MolangState {
+    /// This state with `ops` Molang operations per tick
+    /// ([`Self::budget_ops`]), starting now.
+    pub fn with_budget_ops(mut self, ops: u64) -> Self {
+        self.budget_ops = ops;
+        self.session.set_op_budget(ops);
+        self
+    }
 }
 
 /// A track expression's value kept for the rest of a sampling pass.
@@ -271,8 +385,14 @@ mod tests {
     use crate::format::{parse_emote_json, EmoteFile};
 
     fn compiled(position: &str) -> CompiledAnimation {
+        compiled_with("{}", position)
+    }
+
+    /// One item node with one position key, and the given `molang` object.
+    fn compiled_with(molang: &str, position: &str) -> CompiledAnimation {
         let text = format!(
             r#"{{"type":"animation","schema_version":4,"id":"test:reuse","metadata":{{"name":"T"}},"settings":{{}},
+            "molang":{molang},
             "nodes":{{"a":{{"type":"item_display","space":"initiator","item_stack_snbt":"{{id:\"minecraft:stick\",count:1}}","item_display":"fixed","transform":{{"position":[0,0,0],"rotation":[0,0,0],"scale":[1,1,1]}}}}}},
             "timeline":{{"duration":"10t","tracks":{{"a":{{"position":[{{"time":"0t","value":{position}}}]}}}}}}}}"#
         );
@@ -317,5 +437,158 @@ mod tests {
                 .expect("finite");
             assert_eq!(pose.nodes[0].position.y, tick as f32, "tick {tick}");
         }
+    }
+
+    /// Three nested loops, each within Bedrock's cap: ~70 million operations.
+    const NESTED: &str = "loop(1024, {loop(1024, {loop(16, {v.x = v.x + 1;});});});";
+
+    /// `n` × 100 iterations of a 4-operation body: a little over `n` × 400.
+    fn loops(n: u32) -> String {
+        format!("loop({n}, {{loop(100, {{t.x = t.x + 1;}});}});")
+    }
+
+    fn budget_error(program: &str, budget_ops: u64) -> Result<(), SampleError> {
+        Err(SampleError::MolangBudgetExceeded {
+            program: program.to_owned(),
+            budget_ops,
+        })
+    }
+
+    #[test]
+    fn a_tick_program_past_the_budget_stops_the_playback_not_the_server() {
+        let animation = compiled_with(&format!(r#"{{"tick":"{NESTED}"}}"#), "[0, 0, 0]");
+        let mut state = animation.new_molang_state(0);
+        assert_eq!(state.budget_ops, molang::DEFAULT_OP_BUDGET);
+        let mut pose = Pose::new(&animation.rig);
+        animation.begin_cycle(&mut state, 0).expect("no initialize");
+        let result = animation.step(&mut state, 0, true, &mut pose);
+        assert_eq!(
+            result,
+            budget_error("`molang.tick`", molang::DEFAULT_OP_BUDGET)
+        );
+        let message = result.expect_err("stops").to_string();
+        assert!(
+            message.contains("`molang.tick` used more than the 50000 Molang operations"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn initialize_and_track_expressions_are_bounded_too() {
+        let animation = compiled_with(
+            &format!(r#"{{"initialize":"{}"}}"#, loops(200)),
+            "[0, 0, 0]",
+        );
+        let mut state = animation.new_molang_state(0);
+        assert_eq!(
+            animation.begin_cycle(&mut state, 0),
+            budget_error("`molang.initialize`", molang::DEFAULT_OP_BUDGET)
+        );
+        // A track component: NaN at its node, reported as the budget.
+        let source = format!("{} return t.x;", loops(200));
+        let animation = compiled(&format!(r#"["{source}", 0, 0]"#));
+        let mut state = animation.new_molang_state(0);
+        let mut pose = Pose::new(&animation.rig);
+        animation.begin_cycle(&mut state, 0).expect("no initialize");
+        assert_eq!(
+            animation.step(&mut state, 0, true, &mut pose),
+            budget_error("a track expression of node `a`", molang::DEFAULT_OP_BUDGET)
+        );
+    }
+
+    #[test]
+    fn one_tick_shares_one_budget_refilled_every_tick() {
+        // 30 × (3 + 100 × 4) = 12,090 operations each: the tick program
+        // and the track fit in 20,000 one at a time, not together.
+        let tick = format!(r#"{{"tick":"{}"}}"#, loops(30));
+        let track = format!(r#"["{} return t.x;", 0, 0]"#, loops(30));
+        for (molang, position, fits) in [
+            (tick.as_str(), "[0, 0, 0]", true),
+            ("{}", track.as_str(), true),
+            (tick.as_str(), track.as_str(), false),
+        ] {
+            let animation = compiled_with(molang, position);
+            let mut state = animation.new_molang_state(0).with_budget_ops(20_000);
+            let mut pose = Pose::new(&animation.rig);
+            animation.begin_cycle(&mut state, 0).expect("no initialize");
+            for tick in 0..3 {
+                let result = animation.step(&mut state, tick, true, &mut pose);
+                assert_eq!(
+                    result.is_ok(),
+                    fits,
+                    "{molang} {position} tick {tick}: {result:?}"
+                );
+                if !fits {
+                    assert_eq!(
+                        result,
+                        budget_error("a track expression of node `a`", 20_000)
+                    );
+                    break;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_budget_can_be_raised_and_clones_keep_it() {
+        let animation = compiled_with(&format!(r#"{{"tick":"{}"}}"#, loops(200)), "[0, 0, 0]");
+        let mut pose = Pose::new(&animation.rig);
+        let mut state = animation.new_molang_state(0).with_budget_ops(100_000);
+        animation.begin_cycle(&mut state, 0).expect("no initialize");
+        let mut copy = state.clone();
+        assert_eq!(copy.budget_ops, 100_000);
+        for state in [&mut state, &mut copy] {
+            for tick in 0..3 {
+                animation
+                    .step(state, tick, true, &mut pose)
+                    .expect("fits in 100,000");
+            }
+        }
+        state.budget_ops = 50_000;
+        assert_eq!(
+            animation.step(&mut state, 3, true, &mut pose),
+            budget_error("`molang.tick`", 50_000)
+        );
+    }
+
+    #[test]
+    fn programs_that_may_overrun_are_warned_at_their_pointers() {
+        let track = format!(
+            r#"["{} return t.x;", "{} return t.x;", 0]"#,
+            loops(200),
+            loops(200)
+        );
+        let animation = compiled_with(
+            &format!(r#"{{"tick":"{NESTED}","initialize":"{}"}}"#, loops(1)),
+            &track,
+        );
+        let warnings: Vec<(&str, &str)> = animation
+            .warnings
+            .iter()
+            .map(|w| (w.pointer.as_str(), w.message.as_str()))
+            .collect();
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(animation.warnings.iter().all(|w| !w.is_error()));
+        assert_eq!(warnings[0].0, "/molang/tick");
+        assert_eq!(
+            warnings[0].1,
+            "Molang: this program may run up to 70,257,664 operations in one tick, over the default budget of 50,000 ([emotes] molang_budget_ops): the emote would stop when it gets there; use fewer or shorter loops"
+        );
+        // The shared source is warned at both components.
+        assert_eq!(warnings[1].0, "/timeline/tracks/a/position/0/value/0");
+        assert_eq!(warnings[2].0, "/timeline/tracks/a/position/0/value/1");
+        assert!(
+            warnings[1].1.contains("up to 80,600 operations"),
+            "{}",
+            warnings[1].1
+        );
+        assert!(compiled(r#"[0, "q.anim_time * 2", 0]"#).warnings.is_empty());
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999_999), "999,999");
+        assert_eq!(grouped(u64::MAX), "18,446,744,073,709,551,615");
     }
 }

@@ -274,7 +274,10 @@ fn read_and_compile(path: &Path) -> (Vec<Problem>, Option<Parsed>) {
     };
     let compiled = match &file {
         EmoteFile::Animation(anim) => match CompiledAnimation::compile(anim) {
-            Ok(c) => Some(Arc::new(c)),
+            Ok(c) => {
+                problems.extend(c.warnings.iter().cloned());
+                Some(Arc::new(c))
+            }
             Err(mut errors) => {
                 problems.append(&mut errors);
                 return (problems, None);

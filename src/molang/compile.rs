@@ -126,14 +126,17 @@ pub(crate) fn compile_ast(
     let temp_count = compiler.temps.len();
     let symbols = compiler.symbols;
     symbols.max_temp_count = symbols.max_temp_count.max(temp_count);
-    Ok(Program {
+    let mut program = Program {
         nodes: compiler.nodes,
         lists: compiler.lists,
         texts: compiler.texts,
         root,
         complex: ast.complex,
         temp_count: u32::try_from(temp_count).unwrap_or(u32::MAX),
-    })
+        worst_case_ops: 0,
+    };
+    super::budget::weigh_loops(&mut program);
+    Ok(program)
 }
 
 struct Compiler<'a> {
@@ -280,7 +283,7 @@ impl Compiler<'_> {
                 self.loop_depth += 1;
                 let body = self.expr(body);
                 self.loop_depth -= 1;
-                Node::Loop(count, body?)
+                Node::Loop(count, body?, 0)
             }
             ExprKind::ForEach(variable, array, body) => {
                 if variable.namespace != Namespace::Temp

@@ -1,23 +1,43 @@
 //! Evaluation: a tree walk over the compiled arena. No allocation, no
-//! failure: runtime errors are 0, and `break`/`continue`/`return` travel as
-//! the `Err` side of a `Result`.
+//! failure: runtime errors are 0, and `break`/`continue`/`return` (and a
+//! loop that would overrun the session's operation budget) travel as the
+//! `Err` side of a `Result`.
 
 use super::ast::BinaryOp;
 use super::math::{eval1, eval2, eval3, MolangRng};
 use super::program::{ItemQuestion, Node, NodeId, Program, Slot, SlotArg, Value, NO_NODE};
 use super::query::{Function, ItemSlot, QueryContext};
-use super::Symbols;
+use super::{BudgetExceeded, Symbols};
 
 /// The most iterations one `loop` runs (molang-notes.md, anchor-molang.md):
 /// larger counts are clamped, not failed.
 pub const MAX_LOOP_ITERATIONS: u32 = 1024;
 
+/// How many times a `loop` whose count evaluated to `count` iterates:
+/// truncated, 0 to [`MAX_LOOP_ITERATIONS`] (NaN is 0).
+#[inline]
+pub(crate) fn loop_iterations(count: f64) -> u32 {
+    if count > 0.0 {
+        count.min(f64::from(MAX_LOOP_ITERATIONS)) as u32
+    } else {
+        0
+    }
+}
+
 /// One Molang session: the `v.*` values of one playback cycle (unset reads
-/// 0) and scratch space for `t.*`. Allocates only in [`Session::new`].
+/// 0), scratch space for `t.*`, and the operation budget the evaluations
+/// share (unlimited until [`Session::set_op_budget`]; see the module docs,
+/// "The operation budget"). Allocates only in [`Session::new`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct Session {
     variables: Vec<Value>,
     temps: Vec<Value>,
+    /// The budget last set (`u64::MAX`: unlimited).
+    op_budget: u64,
+    /// What is left of it.
+    ops_left: u64,
+    /// True once a loop stopped an evaluation for want of operations.
+    out_of_ops: bool,
 }
 
 impl Session {
@@ -27,10 +47,39 @@ impl Session {
         Self {
             variables: vec![Value::Unset; symbols.variable_count()],
             temps: vec![Value::Unset; symbols.max_temp_count()],
+            op_budget: u64::MAX,
+            ops_left: u64::MAX,
+            out_of_ops: false,
         }
     }
 
-    /// Unsets every variable (a new cycle), keeping the memory.
+    /// Gives the evaluations that follow `ops` operations to share (a
+    /// playback refills it every tick) and clears [`Self::is_out_of_ops`].
+    /// `u64::MAX` is no limit, the default.
+    pub fn set_op_budget(&mut self, ops: u64) {
+        self.op_budget = ops;
+        self.ops_left = ops;
+        self.out_of_ops = false;
+    }
+
+    /// The budget last given with [`Self::set_op_budget`] (`u64::MAX`: none).
+    pub fn op_budget(&self) -> u64 {
+        self.op_budget
+    }
+
+    /// The operations charged since the budget was last set.
+    pub fn ops_used(&self) -> u64 {
+        self.op_budget - self.ops_left
+    }
+
+    /// True when an evaluation since the budget was last set stopped
+    /// because a loop iteration would have gone past it.
+    pub fn is_out_of_ops(&self) -> bool {
+        self.out_of_ops
+    }
+
+    /// Unsets every variable (a new cycle), keeping the memory. The
+    /// operation budget is left as it is.
     pub fn reset(&mut self) {
         self.variables.fill(Value::Unset);
         self.temps.fill(Value::Unset);
@@ -71,6 +120,10 @@ impl Program {
     /// none). Runtime errors are 0; a non-finite result is returned as it is
     /// (the caller stops playback). Never allocates.
     ///
+    /// NaN when a loop ran out of the session's operation budget (then
+    /// [`Session::is_out_of_ops`] is true); [`Program::try_eval`] says so
+    /// in its type.
+    ///
     /// `t.*` starts unset on every call. Variables or temporaries the
     /// session has no room for (a session made before this program was
     /// compiled) read as unset and drop writes.
@@ -87,13 +140,43 @@ impl Program {
             queries,
             rng,
             returned: Value::Unset,
+            ops_left: session.ops_left,
         };
-        match machine.num(self.root) {
+        let result = machine.num(self.root);
+        session.ops_left = machine.ops_left;
+        match result {
             Ok(_) if self.complex => 0.0,
             Ok(v) => v,
             Err(Flow::Return) => machine.returned.number(),
             Err(Flow::Break | Flow::Continue) => 0.0,
+            Err(Flow::OutOfOps) => {
+                session.out_of_ops = true;
+                f64::NAN
+            }
         }
+    }
+
+    /// [`Program::eval`], failing when a loop iteration would go past what
+    /// is left of the session's operation budget: evaluation stops there
+    /// (assignments already made stay) and [`Session::is_out_of_ops`]
+    /// becomes true. Loop-free programs never fail.
+    pub fn try_eval(
+        &self,
+        session: &mut Session,
+        queries: &QueryContext,
+        rng: &mut MolangRng,
+    ) -> Result<f64, BudgetExceeded> {
+        // `eval` (the hot path) keeps returning a bare f64: whether this
+        // evaluation ran out is the flag it sets, kept apart from earlier ones.
+        let earlier = std::mem::replace(&mut session.out_of_ops, false);
+        let value = self.eval(session, queries, rng);
+        if session.out_of_ops {
+            return Err(BudgetExceeded {
+                budget_ops: session.op_budget,
+            });
+        }
+        session.out_of_ops = earlier;
+        Ok(value)
     }
 }
 
@@ -104,6 +187,9 @@ enum Flow {
     Break,
     Continue,
     Return,
+    /// A loop iteration would have gone past the operation budget: leaves
+    /// every loop and ends the evaluation.
+    OutOfOps,
 }
 
 type Step<T> = Result<T, Flow>;
@@ -116,6 +202,9 @@ struct Machine<'a> {
     queries: &'a QueryContext,
     rng: &'a mut MolangRng,
     returned: Value,
+    /// The session's budget left (written back when the evaluation ends);
+    /// only loops touch it.
+    ops_left: u64,
 }
 
 #[inline]
@@ -243,7 +332,7 @@ impl Machine<'_> {
                 }
                 Value::Num(0.0)
             }
-            Node::Loop(count, body) => self.run_loop(count, body)?,
+            Node::Loop(count, body, weight) => self.run_loop(count, body, weight)?,
             Node::ForEach(array) => {
                 self.eval(array)?;
                 Value::Num(0.0)
@@ -294,19 +383,21 @@ impl Machine<'_> {
         })
     }
 
+    /// Runs `body` up to `count` times, charging `weight` operations
+    /// before each iteration.
     #[inline(never)]
-    fn run_loop(&mut self, count: NodeId, body: NodeId) -> Step<Value> {
-        let count = self.num(count)?;
-        let iterations = if count > 0.0 {
-            count.min(f64::from(MAX_LOOP_ITERATIONS)) as u32
-        } else {
-            0
-        };
+    fn run_loop(&mut self, count: NodeId, body: NodeId, weight: u32) -> Step<Value> {
+        let iterations = loop_iterations(self.num(count)?);
+        let weight = u64::from(weight);
         for _ in 0..iterations {
+            self.ops_left = match self.ops_left.checked_sub(weight) {
+                Some(left) => left,
+                None => return Err(Flow::OutOfOps),
+            };
             match self.eval(body) {
                 Ok(_) | Err(Flow::Continue) => {}
                 Err(Flow::Break) => break,
-                Err(Flow::Return) => return Err(Flow::Return),
+                Err(flow @ (Flow::Return | Flow::OutOfOps)) => return Err(flow),
             }
         }
         Ok(Value::Num(0.0))

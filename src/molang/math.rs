@@ -305,7 +305,7 @@ pub(crate) fn eval3(f: Math3, a: f64, b: f64, c: f64, rng: &mut MolangRng) -> f6
 }
 
 /// How many dice `count` means: truncated, 0 to [`MAX_DICE`].
-fn dice(count: f64) -> u32 {
+pub(crate) fn dice(count: f64) -> u32 {
     if count.is_nan() {
         return 0;
     }

@@ -47,6 +47,40 @@
 //!   loop, a string literal as an operand of arithmetic, ordering, `!`, `-`,
 //!   `&&`, `||` or a math function, `this`, `->`, `[]`.
 //!
+//! # The operation budget
+//! A program is at most [`MAX_SOURCE_CHARS`] long, nested at most
+//! [`parser::MAX_DEPTH`] deep, and Molang has no recursion or functions of
+//! its own, so a program without loops does a small, bounded amount of work.
+//! Only `loop` repeats (`for_each` iterates zero times), and nested loops
+//! multiply: `loop(1024, {loop(1024, {loop(16, {v.x = v.x + 1;});});})`
+//! is within every loop's cap and still runs about 70 million operations.
+//! So only loop iterations are charged: loop-free programs are never
+//! charged and pay nothing measurable (the `molang_eval` benches are
+//! unchanged; the only bookkeeping is one counter copied in and out).
+//!
+//! - An **operation** is one compiled node evaluated: a constant, a name,
+//!   an arithmetic or logic step, a function call, an assignment, a
+//!   statement list. A die roll (`math.die_roll*`) is 1 plus its dice (its
+//!   constant count, or [`MAX_DICE`] when computed), and
+//!   `q.is_item_name_any` 1 plus its item ids, as they do that much more.
+//! - Each iteration of a `loop` is charged, before it runs, its body's
+//!   **weight**: the operations in the body, computed once at compile time.
+//!   A loop nested in the body weighs 1 plus its count expression there;
+//!   its own iterations are charged when it runs.
+//! - A [`Session`] holds the budget its evaluations share: unlimited
+//!   until [`Session::set_op_budget`] (a playback refills it every tick,
+//!   [`DEFAULT_OP_BUDGET`] unless the server is configured otherwise).
+//!   When an iteration would cost more than is left, the evaluation ends at
+//!   once (like a `return` through every loop; assignments made so far
+//!   stay), [`Session::is_out_of_ops`] becomes true, [`Program::try_eval`]
+//!   returns [`BudgetExceeded`] and [`Program::eval`] NaN.
+//! - [`Program::worst_case_ops`] is the most one evaluation can be charged:
+//!   each loop's iterations (a constant count clamped to
+//!   [`MAX_LOOP_ITERATIONS`], a computed count as that many) multiplied
+//!   through the loops around it, times its body's weight; both branches
+//!   of a condition count. `emoted check` warns when it is over
+//!   [`DEFAULT_OP_BUDGET`].
+//!
 //! # Decisions where the sources are silent or disagree
 //! - `math.sign(0)` is -1 (the docs: "1 if positive, -1 otherwise");
 //!   `math.copy_sign(a, 0)` is |a|; `math.round` breaks ties away from zero.
@@ -60,6 +94,7 @@
 //!   literals (so they are checked at load).
 
 mod ast;
+mod budget;
 mod compile;
 mod error;
 mod eval;
@@ -73,6 +108,7 @@ mod query;
 mod tests;
 
 pub use ast::{Ast, BinaryOp, Expr, ExprKind, Name, Namespace, UnaryOp};
+pub use budget::{BudgetExceeded, DEFAULT_OP_BUDGET};
 pub use compile::{CompileContext, Symbols};
 pub use error::{describe, MolangError};
 pub use eval::{Session, MAX_LOOP_ITERATIONS};

@@ -114,8 +114,9 @@ pub(crate) enum Node {
     SetTemp(u32, NodeId),
     /// Statements `lists[start..start + len]`; its value is 0.
     Block(u32, u32),
-    /// Count, body.
-    Loop(NodeId, NodeId),
+    /// Count, body, and the body's weight: the operations one iteration
+    /// is charged (see [`budget`](super::budget)), filled in after compiling.
+    Loop(NodeId, NodeId, u32),
     /// Evaluates the array expression and iterates zero times (emoted has
     /// no arrays).
     ForEach(NodeId),
@@ -139,6 +140,9 @@ pub(crate) enum Node {
 
 /// A compiled expression or program: immutable, `Send + Sync`, cheap to
 /// evaluate with [`Program::eval`].
+///
+/// A node's children always come before it in `nodes` (the compiler pushes
+/// a node after its children), which the budget pass relies on.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Program {
     pub(crate) nodes: Vec<Node>,
@@ -152,6 +156,9 @@ pub struct Program {
     pub(crate) complex: bool,
     /// `t.*` slots this program uses.
     pub(crate) temp_count: u32,
+    /// The most operations one evaluation can be charged (see
+    /// [`Program::worst_case_ops`]).
+    pub(crate) worst_case_ops: u64,
 }
 
 impl Program {
@@ -163,6 +170,18 @@ impl Program {
     /// How many compiled operations the program has (a size measure).
     pub fn node_count(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// The most operations one evaluation of this program can be charged
+    /// against a session's budget (saturating at `u64::MAX`), computed at
+    /// compile time: every `loop`'s iterations (its constant count clamped
+    /// to [`MAX_LOOP_ITERATIONS`](super::MAX_LOOP_ITERATIONS), or that many
+    /// when the count is computed) multiplied through the loops around it,
+    /// times its body's weight. 0 for a loop-free program. An evaluation
+    /// given a budget of at least this much never runs out (see the
+    /// module docs, "The operation budget").
+    pub fn worst_case_ops(&self) -> u64 {
+        self.worst_case_ops
     }
 
     /// True when the program draws no random numbers (`math.random*`,

@@ -105,7 +105,17 @@ pub struct EmotesSection {
     /// reason (see [`crate::server::dispatch`]). From 1 to 65,536.
     /// Default: [`DEFAULT_MAX_COMMANDS_PER_TICK`].
     pub max_commands_per_tick: u32,
+    /// Molang operations one playback may use in one tick, shared by its
+    /// `molang.tick` and every track expression (only loop iterations are
+    /// charged; see [`crate::molang`], "The operation budget"); past it the
+    /// playback stops with the reason. At least [`MIN_MOLANG_BUDGET_OPS`].
+    /// Default: [`crate::molang::DEFAULT_OP_BUDGET`].
+    pub molang_budget_ops: u64,
 }
+
+/// The lowest `[emotes] molang_budget_ops` accepted: fewer would stop
+/// ordinary short loops.
+pub const MIN_MOLANG_BUDGET_OPS: u64 = 1000;
 
 /// The default of `[emotes] max_commands_per_tick`: far more than any
 /// bundled emote runs in a tick (the busiest runs a handful), few enough
@@ -121,6 +131,7 @@ impl Default for EmotesSection {
             display_tolerance_blocks: 0.01,
             display_tolerance_degrees: 0.5,
             max_commands_per_tick: DEFAULT_MAX_COMMANDS_PER_TICK,
+            molang_budget_ops: crate::molang::DEFAULT_OP_BUDGET,
         }
     }
 }
@@ -146,6 +157,17 @@ impl EmotesSection {
         if !(degrees > 0.0 && degrees <= 45.0) {
             return Err(format!(
                 "emotes.display_tolerance_degrees must be above 0 and at most 45, found {degrees}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks `molang_budget_ops`; the error names the option and its minimum.
+    pub fn check_molang_budget(&self) -> Result<(), String> {
+        if self.molang_budget_ops < MIN_MOLANG_BUDGET_OPS {
+            return Err(format!(
+                "emotes.molang_budget_ops must be at least {MIN_MOLANG_BUDGET_OPS}, found {}",
+                self.molang_budget_ops
             ));
         }
         Ok(())
@@ -291,6 +313,7 @@ impl Config {
             )));
         }
         config.emotes.check_display_options().map_err(invalid)?;
+        config.emotes.check_molang_budget().map_err(invalid)?;
         if !(1..=65_536).contains(&config.emotes.max_commands_per_tick) {
             return Err(invalid(format!(
                 "emotes.max_commands_per_tick must be from 1 to 65536, found {}",
@@ -379,6 +402,10 @@ mod tests {
             bundled.emotes.display_tolerance_degrees,
             defaults.emotes.display_tolerance_degrees
         );
+        assert_eq!(
+            bundled.emotes.molang_budget_ops,
+            defaults.emotes.molang_budget_ops
+        );
         assert_eq!(bundled.permissions, defaults.permissions);
         assert_eq!(bundled.commands, defaults.commands);
     }
@@ -447,6 +474,11 @@ mod tests {
                 "[emotes]\ndisplay_tolerance_degrees = 90",
                 "emotes.display_tolerance_degrees",
             ),
+            (
+                "[emotes]\nmolang_budget_ops = 999",
+                "emotes.molang_budget_ops must be at least 1000, found 999",
+            ),
+            ("[emotes]\nmolang_budget_ops = -1", "molang_budget_ops"),
             ("[server\n", "emoted.toml"),
             ("[permissions]\noperator = []", "operator"),
             (
@@ -489,9 +521,13 @@ mod tests {
         let offline_ops = parse("[permissions]\noperators = [\"Admin\"]");
         let warnings = offline_ops.startup_warnings();
         assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].contains("offline mode authenticates nobody"), "{warnings:?}");
+        assert!(
+            warnings[0].contains("offline mode authenticates nobody"),
+            "{warnings:?}"
+        );
         assert!(warnings[0].contains("Admin"));
-        let bungee = parse("[server]\nconnection_mode = \"bungeecord\"\naddress = \"0.0.0.0:25565\"");
+        let bungee =
+            parse("[server]\nconnection_mode = \"bungeecord\"\naddress = \"0.0.0.0:25565\"");
         let warnings = bungee.startup_warnings();
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].contains("firewall"), "{warnings:?}");
@@ -499,6 +535,9 @@ mod tests {
         let local = parse(
             "[server]\nconnection_mode = \"velocity\"\nvelocity_secret = \"k\"\naddress = \"127.0.0.1:25577\"\n[permissions]\noperators = [\"Admin\"]",
         );
-        assert!(local.startup_warnings().is_empty(), "loopback behind a proxy is fine");
+        assert!(
+            local.startup_warnings().is_empty(),
+            "loopback behind a proxy is fine"
+        );
     }
 }

@@ -99,10 +99,10 @@ use valence::protocol::WritePacket;
 
 pub use crate::format::event::KNOWN_COMMANDS;
 use crate::format::EmoteId;
+use crate::server::config::{Config, DEFAULT_MAX_COMMANDS_PER_TICK};
 use crate::server::emote::{
     EmoteDisplay, EmotePlaybackSet, EndReason, PlayEmoteRequest, StopEmoteRequest,
 };
-use crate::server::config::{Config, DEFAULT_MAX_COMMANDS_PER_TICK};
 use crate::server::functions::{self, EmoteFunctions, FunctionState};
 use crate::server::selector::{
     self, parse_target, Candidate, SelectContext, Selector, SelectorError, SelectorRng,
@@ -1407,7 +1407,9 @@ fn run_emote_commands(
     mut dispatcher: Dispatcher,
     config: Option<Res<Config>>,
 ) {
-    let cap = config.map_or(DEFAULT_MAX_COMMANDS_PER_TICK, |c| c.emotes.max_commands_per_tick);
+    let cap = config.map_or(DEFAULT_MAX_COMMANDS_PER_TICK, |c| {
+        c.emotes.max_commands_per_tick
+    });
     // Commands each playback ran this tick; playbacks stopped for the cap.
     let mut used: HashMap<Entity, u32> = HashMap::new();
     let mut stopped: HashSet<Entity> = HashSet::new();

@@ -182,6 +182,11 @@ pub struct EmoteEndedEvent {
     pub reason: EndReason,
 }
 
+/// The Molang operations sampling one cycle ahead for the scheduler may
+/// run in a tick (see `Playing::plan_cycle`): four times the default
+/// per-tick budget, about 0.6 ms.
+const PLANNING_MOLANG_OPS: u64 = 4 * crate::molang::DEFAULT_OP_BUDGET;
+
 /// How display transformations are sent.
 #[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DisplayUpdatePolicy {
@@ -221,6 +226,8 @@ fn loop_delay_between_cycles(file: &EmoteFile) -> Option<u32> {
 struct PlayableAnimation {
     file: Arc<EmoteFile>,
     compiled: Arc<CompiledAnimation>,
+    /// `[emotes] molang_budget_ops` when the playback started.
+    molang_budget_ops: u64,
 }
 
 /// The Animation segment of a playback that plays (or last played).
@@ -341,7 +348,9 @@ impl Playing {
                 animation.timeline.duration_ticks,
                 playback.loop_delay_ticks,
             ),
-            molang: compiled.new_molang_state(seed),
+            molang: compiled
+                .new_molang_state(seed)
+                .with_budget_ops(playable.molang_budget_ops),
             pose: Pose::new(&compiled.rig),
             rig_to_union,
             rig_to_mirror,
@@ -467,6 +476,12 @@ impl Playing {
         } else {
             duration
         };
+        // Sampling ahead runs the cycle's Molang in this one tick: past
+        // PLANNING_MOLANG_OPS operations (a few ticks' worth of the
+        // playback's own budget) the cycle is not planned and streams per
+        // tick instead, so a heavy program costs its own tick's budget and
+        // no more.
+        let mut molang_ops: u64 = 0;
         for expected in first_position + 1..=last {
             if server_sync {
                 copy.sample(expected, true, &mut frame, roots).ok()?;
@@ -475,6 +490,10 @@ impl Playing {
                 if step.position_ticks != expected {
                     break; // a loop wraps to 0, or a delay holds the end
                 }
+            }
+            molang_ops = molang_ops.saturating_add(copy.molang.session.ops_used());
+            if molang_ops > PLANNING_MOLANG_OPS {
+                return None;
             }
             for (node, f) in frames.iter_mut().zip(&frame) {
                 node.push(*f);
@@ -936,6 +955,11 @@ fn start_requested_emotes(
     hidden_layer: Option<Res<HiddenPlayersLayer>>,
     joined: Res<crate::server::duo::JoinedThisTick>,
 ) {
+    let molang_budget_ops = config
+        .as_ref()
+        .map_or(crate::molang::DEFAULT_OP_BUDGET, |c| {
+            c.emotes.molang_budget_ops
+        });
     let max_displays = config.map_or(usize::MAX, |c| c.emotes.max_active_display_entities);
     // Displays spawned through `commands` this tick are not in the query yet.
     let mut in_use = existing_displays.iter().count();
@@ -956,6 +980,7 @@ fn start_requested_emotes(
             now_tick(&server),
             position.0,
             look.yaw,
+            molang_budget_ops,
         );
         let prepared = match result {
             Ok(p) => p,
@@ -1037,6 +1062,7 @@ fn prepare_playback(
     now: u64,
     position: DVec3,
     yaw_degrees: f32,
+    molang_budget_ops: u64,
 ) -> Result<Prepared, PlayRefusal> {
     let id = request.emote.as_str().to_owned();
     let loaded = library
@@ -1049,6 +1075,7 @@ fn prepare_playback(
         Some(PlayableAnimation {
             file: Arc::clone(&loaded.file),
             compiled: Arc::clone(loaded.compiled.as_ref()?),
+            molang_budget_ops,
         })
     };
     // What plays: the Animation itself, or the Sequence's resolved segments.
@@ -2326,9 +2353,17 @@ mod tests {
     /// A bundled Animation as the server would play it, with its rig's node
     /// ids as the union.
     fn playing(file_name: &str, seed: u64) -> Playing {
+        playing_with_tick(file_name, seed, None)
+    }
+
+    /// [`playing`], with `molang.tick` replaced when `tick` is given.
+    fn playing_with_tick(file_name: &str, seed: u64, tick: Option<&str>) -> Playing {
         let path = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes"))
             .join(file_name);
-        let file = read_emote_file(&path).file.expect("a bundled file");
+        let mut file = read_emote_file(&path).file.expect("a bundled file");
+        if let (EmoteFile::Animation(animation), Some(tick)) = (&mut file, tick) {
+            animation.molang.tick = Some(tick.to_owned());
+        }
         let EmoteFile::Animation(animation) = &file else {
             panic!("{file_name} is not an Animation");
         };
@@ -2337,9 +2372,29 @@ mod tests {
         let playable = PlayableAnimation {
             file: Arc::new(file.clone()),
             compiled: Arc::new(compiled),
+            molang_budget_ops: crate::molang::DEFAULT_OP_BUDGET,
         };
         let id = animation.id.clone();
         Playing::new(id, &playable, &union, PlayMode::Own, seed).expect("an Animation")
+    }
+
+    #[test]
+    fn planning_ahead_stops_at_its_molang_allowance() {
+        // About 24,000 operations a tick: within the playback's own budget,
+        // but ten ticks of it are over what planning may spend in one tick.
+        let heavy = "loop(20, {loop(300, {v.x = v.x + 1;});});";
+        let roots = SpaceRoots::SOLO;
+        for (tick, planned) in [(None, true), (Some(heavy), false)] {
+            let mut playing = playing_with_tick("guitar.json", 3, tick);
+            let mut frame = vec![None; playing.compiled.rig.nodes.len()];
+            playing
+                .step(0, &mut frame, &roots)
+                .expect("within the budget");
+            let used = playing.molang.session.ops_used();
+            assert!(used < crate::molang::DEFAULT_OP_BUDGET, "{used}");
+            let plans = playing.plan_cycle(&roots, &mut Planner::new(), Tolerance::default(), 0);
+            assert_eq!(plans.is_some(), planned, "molang.tick {tick:?}");
+        }
     }
 
     #[test]

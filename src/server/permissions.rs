@@ -202,10 +202,7 @@ fn check_player_name(option: &str, name: &str) -> Result<(), RuleError> {
 fn listed_uuid(entry: &str) -> Option<Uuid> {
     let hex = |s: &str| s.bytes().all(|b| b.is_ascii_hexdigit());
     let dashed = entry.len() == 36
-        && entry
-            .split('-')
-            .map(str::len)
-            .eq([8, 4, 4, 4, 12])
+        && entry.split('-').map(str::len).eq([8, 4, 4, 4, 12])
         && entry.split('-').all(hex);
     let simple = entry.len() == 32 && hex(entry);
     if dashed || simple {
@@ -697,7 +694,10 @@ mod tests {
         };
         assert!(PlayerPermissions::resolve(&rules, vip, 0).has("emote.play.vip"));
         assert!(!PlayerPermissions::resolve(&rules, named("Anyone"), 0).has("emote.play.vip"));
-        for bad in ["5a0ed1d8-3c4b-4e1a-9f3e-1d2c3b4a5f6", "5a0ed1d83c4b-4e1a-9f3e-1d2c3b4a5f60x"] {
+        for bad in [
+            "5a0ed1d8-3c4b-4e1a-9f3e-1d2c3b4a5f6",
+            "5a0ed1d83c4b-4e1a-9f3e-1d2c3b4a5f60x",
+        ] {
             let rules = PermissionsSection {
                 operators: vec![bad.to_owned()],
                 ..PermissionsSection::default()

@@ -59,7 +59,31 @@ fn native_baseline(c: &mut Criterion) {
     });
 }
 
+/// Nested loops of about 50,000 operations (just over the default per-tick
+/// budget), evaluated with a budget of twice the default refilled every
+/// iteration, as a playback refills it every tick: what a tick of loops as
+/// heavy as the budget allows costs, budget bookkeeping included.
+const BUDGET_SIZED_LOOPS: &str = "loop(125, {loop(100, {v.x = v.x + 1;});});";
+
+fn budgeted_loops(c: &mut Criterion) {
+    let mut symbols = Symbols::new();
+    let program = match compile(BUDGET_SIZED_LOOPS, CompileContext::Program, &mut symbols) {
+        Ok(p) => p,
+        Err(e) => panic!("{BUDGET_SIZED_LOOPS}: {e}"),
+    };
+    let mut session = Session::new(&symbols);
+    let queries = QueryContext::default();
+    let mut rng = MolangRng::new(1);
+    c.bench_function("molang_eval/budget_sized_loops", |b| {
+        b.iter(|| {
+            session.set_op_budget(emoted::molang::DEFAULT_OP_BUDGET * 2);
+            black_box(program.eval(&mut session, black_box(&queries), &mut rng))
+        })
+    });
+}
+
 fn molang_eval(c: &mut Criterion) {
+    budgeted_loops(c);
     native_baseline(c);
     bench_one(
         c,

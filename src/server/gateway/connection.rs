@@ -4,7 +4,7 @@
 //! limits so a slow or flooding client costs bounded memory.
 //!
 //! - **Incoming**: each frame costs its body's length (plus the record
-//!   around it) against [`IncomingLimit`]; when the queue is full the
+//!   around it) against the incoming byte limit; when the queue is full the
 //!   reader stops reading until the server has taken packets, so TCP pushes
 //!   back on the client. A frame that alone is over the limit, or that does
 //!   not decode, ends the connection.

@@ -88,7 +88,9 @@ pub enum Refusal {
     #[error("the Velocity forwarding signature does not verify (is velocity_secret the proxy's forwarding secret?)")]
     VelocityBadSignature,
     /// Velocity mode, and the proxy forwarded a version emoted does not read.
-    #[error("unsupported Velocity forwarding version {0} (emoted reads 1 to {VELOCITY_MAX_VERSION})")]
+    #[error(
+        "unsupported Velocity forwarding version {0} (emoted reads 1 to {VELOCITY_MAX_VERSION})"
+    )]
     VelocityVersion(i32),
     /// Velocity mode, a signed answer that does not decode or names someone
     /// else.
@@ -199,8 +201,8 @@ pub fn parse_velocity(
         return Err(Refusal::VelocityBadSignature);
     }
     let (signature, signed) = data.split_at(32);
-    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(secret)
-        .map_err(|_| Refusal::VelocityBadSignature)?;
+    let mut mac =
+        <Hmac<Sha256> as Mac>::new_from_slice(secret).map_err(|_| Refusal::VelocityBadSignature)?;
     mac.update(signed);
     if mac.verify_slice(signature).is_err() {
         return Err(Refusal::VelocityBadSignature);
@@ -234,8 +236,8 @@ pub fn parse_velocity(
     }
     let mut properties = Vec::with_capacity(count as usize);
     for _ in 0..count {
-        let property =
-            Property::<String>::decode(&mut rest).map_err(|_| malformed("a property does not decode"))?;
+        let property = Property::<String>::decode(&mut rest)
+            .map_err(|_| malformed("a property does not decode"))?;
         properties.push(property);
     }
     Ok(ForwardedPlayer {
@@ -286,7 +288,10 @@ mod tests {
             format!("host\u{0}1.2.3.4\u{0}{UUID_TEXT}\u{0}[]\u{0}extra"),
         ] {
             let refusal = parse_bungeecord(&bad).expect_err(&bad);
-            assert!(matches!(refusal, Refusal::BungeeMalformed(_)), "{bad}: {refusal:?}");
+            assert!(
+                matches!(refusal, Refusal::BungeeMalformed(_)),
+                "{bad}: {refusal:?}"
+            );
             assert_eq!(refusal.client_message(), BUNGEE_REFUSAL);
         }
     }
@@ -295,7 +300,10 @@ mod tests {
         let mut body = Vec::new();
         VarInt(version).encode(&mut body).unwrap();
         "198.51.100.4".encode(&mut body).unwrap();
-        Uuid::parse_str(UUID_TEXT).unwrap().encode(&mut body).unwrap();
+        Uuid::parse_str(UUID_TEXT)
+            .unwrap()
+            .encode(&mut body)
+            .unwrap();
         name.encode(&mut body).unwrap();
         VarInt(1).encode(&mut body).unwrap();
         Property {
@@ -337,7 +345,9 @@ mod tests {
         let future = velocity_payload(b"k", 9, "Alex");
         let refusal = parse_velocity(Some(&future), "Alex", b"k").unwrap_err();
         assert_eq!(refusal, Refusal::VelocityVersion(9));
-        assert!(refusal.client_message().contains("Unsupported forwarding version 9"));
+        assert!(refusal
+            .client_message()
+            .contains("Unsupported forwarding version 9"));
         let other = velocity_payload(b"k", 1, "Steve");
         assert!(matches!(
             parse_velocity(Some(&other), "Alex", b"k"),
@@ -351,7 +361,10 @@ mod tests {
             mac.update(&cut);
             let mut signed = mac.finalize().into_bytes().to_vec();
             signed.append(&mut cut);
-            assert!(parse_velocity(Some(&signed), "Alex", b"k").is_err(), "{len}");
+            assert!(
+                parse_velocity(Some(&signed), "Alex", b"k").is_err(),
+                "{len}"
+            );
         }
     }
 }

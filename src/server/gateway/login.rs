@@ -11,6 +11,7 @@ use std::time::Duration;
 use anyhow::{bail, Context as _};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use valence::protocol::decode::PacketFrame;
 use valence::protocol::packets::handshaking::handshake_c2s::HandshakeNextState;
 use valence::protocol::packets::handshaking::HandshakeC2s;
 use valence::protocol::packets::login::{
@@ -20,7 +21,6 @@ use valence::protocol::packets::login::{
 use valence::protocol::packets::status::{
     QueryPingC2s, QueryPongS2c, QueryRequestC2s, QueryResponseS2c,
 };
-use valence::protocol::decode::PacketFrame;
 use valence::protocol::{Encode, Packet, PacketDecoder, PacketEncoder, RawBytes, VarInt};
 use valence::text::IntoText;
 use valence::{CompressionThreshold, MINECRAFT_VERSION, PROTOCOL_VERSION};
@@ -123,10 +123,7 @@ async fn status(shared: &GatewayShared, io: &mut FrameIo) -> anyhow::Result<()> 
 
 /// A player name as the vanilla server accepts it: 1 to 16 of `A-Z a-z 0-9 _`.
 pub fn is_valid_username(name: &str) -> bool {
-    (1..=16).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    (1..=16).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 async fn login(
@@ -159,7 +156,9 @@ async fn login(
     };
     let player = match forwarded {
         Ok(player) => player,
-        Err(refusal) => return refuse(&mut io, peer, &username, shared.mode.name(), &refusal).await,
+        Err(refusal) => {
+            return refuse(&mut io, peer, &username, shared.mode.name(), &refusal).await
+        }
     };
     let Some(slot) = PlayerSlot::take(&shared.player_count, shared.max_players) else {
         tracing::info!("refused {username} from {}: the server is full", player.ip);
@@ -189,7 +188,7 @@ async fn velocity_exchange(
     let message_id: i32 = rand_message_id();
     io.send(&LoginQueryRequestS2c {
         message_id: VarInt(message_id),
-        channel: Ident::new(forwarding::VELOCITY_CHANNEL)?.into(),
+        channel: Ident::new(forwarding::VELOCITY_CHANNEL)?,
         data: RawBytes(&[forwarding::VELOCITY_REQUESTED_VERSION]),
     })
     .await?;

@@ -201,7 +201,10 @@ async fn accept_loop(shared: GatewayShared, address: SocketAddr) {
                 tokio::spawn(async move {
                     let login = login::handle_connection(shared, stream, peer);
                     if tokio::time::timeout(LOGIN_TIMEOUT, login).await.is_err() {
-                        tracing::warn!("the connection from {peer} took over {} s to log in; closed", LOGIN_TIMEOUT.as_secs());
+                        tracing::warn!(
+                            "the connection from {peer} took over {} s to log in; closed",
+                            LOGIN_TIMEOUT.as_secs()
+                        );
                     }
                     drop(permit);
                 });
