@@ -208,6 +208,31 @@ fn a_nested_loop_program_is_stopped_at_its_budget_and_others_are_answered() {
         "one line in the log:\n{}",
         server.log()
     );
+    // Bob's commands span Alice's start and the time after the stop (the
+    // two clients' clocks are the same machine's).
+    let alice_stop = alice.clock_unix_ms().unwrap_or(0)
+        + alice
+            .events
+            .iter()
+            .find_map(|e| match e {
+                Event::Chat { t, text, .. } if text.contains("Emote stopped") => Some(*t),
+                _ => None,
+            })
+            .unwrap_or(0);
+    let bob_last = bob.clock_unix_ms().unwrap_or(0)
+        + bob
+            .events
+            .iter()
+            .rev()
+            .find_map(|e| match e {
+                Event::Chat { t, text, .. } if text.contains("e2e:nested") => Some(*t),
+                _ => None,
+            })
+            .unwrap_or(0);
+    assert!(
+        bob_last > alice_stop + 1000,
+        "Bob was still answered well after the stop (recovered): {bob_last} vs {alice_stop}"
+    );
     let latencies = list_latencies_ms(&bob);
     assert_eq!(
         latencies.len(),

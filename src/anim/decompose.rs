@@ -9,7 +9,7 @@
 //! `AᵀA` come from cyclic Jacobi rotations. A reflection (negative
 //! determinant) is carried by a negative scale on one axis.
 
-use valence::math::{Mat3, Mat4, Quat, Vec3};
+use glam::{Mat3, Mat4, Quat, Vec3};
 
 /// A display entity's transformation.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -297,9 +297,9 @@ mod tests {
         ) {
             let transform = DisplayTransform {
                 translation: Vec3::new(tx, d, -tx),
-                left_rotation: Quat::from_euler(valence::math::EulerRot::XYZ, a, b, c),
+                left_rotation: Quat::from_euler(glam::EulerRot::XYZ, a, b, c),
                 scale: Vec3::new(sx, sy, sz),
-                right_rotation: if right { Quat::from_euler(valence::math::EulerRot::ZYX, c, a, d) } else { Quat::IDENTITY },
+                right_rotation: if right { Quat::from_euler(glam::EulerRot::ZYX, c, a, d) } else { Quat::IDENTITY },
             };
             let slow = transform.to_matrix();
             let fast = transform.to_matrix_fast();
@@ -313,8 +313,8 @@ mod tests {
             d in -3.0f32..3.0, e in -3.0f32..3.0,
             tx in -5.0f32..5.0,
         ) {
-            let parent = Mat4::from_scale_rotation_translation(Vec3::new(sx, sy, sz), Quat::from_euler(valence::math::EulerRot::XYZ, a, b, c), Vec3::new(tx, 1.0, -tx));
-            let child = Mat4::from_scale_rotation_translation(Vec3::new(sy, sz, sx), Quat::from_euler(valence::math::EulerRot::XYZ, d, e, a), Vec3::new(0.5, 0.0, tx));
+            let parent = Mat4::from_scale_rotation_translation(Vec3::new(sx, sy, sz), Quat::from_euler(glam::EulerRot::XYZ, a, b, c), Vec3::new(tx, 1.0, -tx));
+            let child = Mat4::from_scale_rotation_translation(Vec3::new(sy, sz, sx), Quat::from_euler(glam::EulerRot::XYZ, d, e, a), Vec3::new(0.5, 0.0, tx));
             let m = parent * child;
             let back = DisplayTransform::from_matrix(&m).to_matrix();
             // Relative tolerance: the chains reach entries of about 50.

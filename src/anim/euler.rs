@@ -4,7 +4,7 @@
 //! three.js's `Euler(…, "XYZ")`: `q = qx(x) · qy(y) · qz(z)`, so a vector is
 //! turned about Z first, then Y, then X (in the node's frame).
 
-use valence::math::{Quat, Vec3};
+use glam::{Quat, Vec3};
 
 /// The quaternion of XYZ Euler angles given in degrees.
 pub fn quat_from_euler_degrees(degrees: Vec3) -> Quat {
@@ -14,7 +14,7 @@ pub fn quat_from_euler_degrees(degrees: Vec3) -> Quat {
 
 #[cfg(test)]
 mod tests {
-    use valence::math::Mat3;
+    use glam::Mat3;
 
     use super::*;
 

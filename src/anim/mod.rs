@@ -1,5 +1,6 @@
-//! Runtime animation math, with no valence types beyond `valence::math`
-//! (glam): easing, track sampling with cursors, Euler conversion, and the
+//! Runtime animation math on `glam` (the copy valence's `valence::math`
+//! re-exports, so the server passes these types straight through), with no
+//! valence types: easing, track sampling with cursors, Euler conversion, and the
 //! node hierarchy composed into matrices.
 //!
 //! Offline and runtime are split as in ozz-animation: [`Rig::build`]

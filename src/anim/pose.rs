@@ -2,7 +2,7 @@
 //! the hierarchy composed into matrices in the root's frame
 //! (`composed = parent · T · R · S`), as ozz's `LocalToModelJob` does.
 
-use valence::math::{Affine3A, Quat, Vec3};
+use glam::{Affine3A, Quat, Vec3};
 
 use super::rig::Rig;
 use super::track::{ExprEvaluator, NonFiniteVisibility};

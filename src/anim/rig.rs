@@ -2,7 +2,7 @@
 //! transforms and compiled tracks. Built once at load from a validated
 //! [`AnimationFile`]; sampling assumes it is valid.
 
-use valence::math::{Affine3A, Quat, Vec3};
+use glam::{Affine3A, Quat, Vec3};
 
 use super::euler::quat_from_euler_degrees;
 use super::track::{

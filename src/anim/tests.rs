@@ -2,8 +2,8 @@
 //! timeline in a comment, and values at `k − ε`, `k` and `k + ε`, before the
 //! first key and after the last.
 
+use glam::{Mat4, Quat, Vec3};
 use proptest::prelude::*;
-use valence::math::{Mat4, Quat, Vec3};
 
 use super::*;
 use crate::format::{parse_emote_json, EmoteFile};

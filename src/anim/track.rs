@@ -17,7 +17,7 @@
 //! slerp of the keys' quaternions for rotation. A cursor per track remembers
 //! the current segment, so playing forward never searches.
 
-use valence::math::{Quat, Vec3};
+use glam::{Quat, Vec3};
 
 use super::euler::quat_from_euler_degrees;
 use crate::format::track::{Easing, Interpolation};
@@ -358,8 +358,8 @@ impl VisibilityTrack {
 
 #[cfg(test)]
 mod arc_tests {
+    use glam::Quat;
     use proptest::prelude::*;
-    use valence::math::Quat;
 
     use super::{slerp, Arc};
 

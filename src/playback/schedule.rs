@@ -95,7 +95,7 @@
 //! rotation, so the client draws exactly the turned poses. A yaw change in
 //! the middle of a stretch is not covered and needs a new update.
 
-use valence::math::{Mat3, Mat4, Quat, Vec3, Vec3A};
+use glam::{Mat3, Mat4, Quat, Vec3, Vec3A};
 
 use crate::anim::DisplayTransform;
 
@@ -845,8 +845,8 @@ pub fn update_at(updates: &[DisplayUpdate], tick: u32) -> Option<&DisplayUpdate>
 
 #[cfg(test)]
 mod tests {
+    use glam::EulerRot;
     use proptest::prelude::*;
-    use valence::math::EulerRot;
 
     use super::*;
 
