@@ -16,7 +16,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use emoted::format::EmoteId;
-use emoted::server::emote::{ActiveEmote, DisplayUpdatePolicy, PlayEmoteRequest};
+use emoted::server::emote::{ActiveEmote, DisplayUpdatePolicy};
+use emoted::server::events::PlayEmoteRequest;
 use emoted::server::loadtest::{headless_app, join_client};
 use valence::client::{ClientConnection, ReceivedPacket};
 use valence::entity::EntityId;

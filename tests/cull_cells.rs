@@ -9,9 +9,8 @@
 use emoted::format::EmoteId;
 use emoted::server::config::Config;
 use emoted::server::cull::{DisplayCells, CELL_RETIRE_TICKS};
-use emoted::server::emote::{
-    ActiveEmote, DisplayUpdatePolicy, EmoteDisplay, EndReason, PlayEmoteRequest, StopEmoteRequest,
-};
+use emoted::server::emote::{ActiveEmote, DisplayUpdatePolicy};
+use emoted::server::events::{EmoteDisplay, EndReason, PlayEmoteRequest, StopEmoteRequest};
 use emoted::server::loadtest::{headless_app, join_counting_client};
 use valence::prelude::*;
 

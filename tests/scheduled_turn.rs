@@ -10,7 +10,8 @@
 //! entities' transformation components are compared tick by tick.
 
 use emoted::format::EmoteId;
-use emoted::server::emote::{ActiveEmote, DisplayUpdatePolicy, PlayEmoteRequest};
+use emoted::server::emote::{ActiveEmote, DisplayUpdatePolicy};
+use emoted::server::events::PlayEmoteRequest;
 use emoted::server::loadtest::{headless_app, join_counting_client};
 use valence::entity::display::{LeftRotation, RightRotation, Scale, Translation};
 use valence::math::{Quat, Vec3};

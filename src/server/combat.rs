@@ -21,6 +21,7 @@ use valence::protocol::packets::play::HealthUpdateS2c;
 use valence::protocol::{VarInt, WritePacket};
 use valence::status::RequestRespawnEvent;
 
+use crate::server::events::{PlayerDamagedEvent, PlayerDiedEvent};
 use crate::server::world::SURFACE_Y;
 
 /// A player's full health.
@@ -32,24 +33,6 @@ pub const HURT_COOLDOWN_TICKS: i64 = 10;
 /// Farthest an attacker may stand from the victim (feet to feet), as
 /// vanilla's server-side reach check allows.
 pub const REACH_BLOCKS: f64 = 6.0;
-
-/// A player lost health to a hit.
-#[derive(Event, Clone, Copy, Debug)]
-pub struct PlayerDamagedEvent {
-    /// Who was hurt.
-    pub victim: Entity,
-    /// Who hit.
-    pub attacker: Entity,
-    /// Health lost.
-    pub amount: f32,
-}
-
-/// A player died.
-#[derive(Event, Clone, Copy, Debug)]
-pub struct PlayerDiedEvent {
-    /// Who died.
-    pub player: Entity,
-}
 
 /// When a player was last hurt (server tick).
 #[derive(Component, Clone, Copy, Debug, Default)]
@@ -71,7 +54,7 @@ impl Plugin for CombatPlugin {
                 (add_last_hurt, melee_hits, respawn_players)
                     .chain()
                     .in_set(CombatSet)
-                    .before(crate::server::emote::EmotePlaybackSet),
+                    .before(crate::server::events::EmotePlaybackSet),
             );
     }
 }

@@ -55,11 +55,10 @@ use valence::protocol::{VarInt, WritePacket};
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
 use crate::server::config::{CommandsSection, Config};
-use crate::server::emote::{EndReason, PlayEmoteRequest, StopEmoteRequest};
+use crate::server::events::{EndReason, PlayEmoteRequest, ReloadRequest, StopEmoteRequest};
 use crate::server::permissions::{
     PlayerIdentity, PlayerPermissions, EMOTE_DEFAULT, EMOTE_MANAGE, GAMEMODE, TELEPORT,
 };
-use crate::server::reload::ReloadRequest;
 use crate::server::EmoteLibrary;
 
 /// Emotes per page of `/emote list`.
@@ -92,7 +91,7 @@ impl Plugin for EmoteCommandsPlugin {
                     forget_rate_limits_of_leavers,
                 )
                     .chain()
-                    .before(crate::server::emote::EmotePlaybackSet),
+                    .before(crate::server::events::EmotePlaybackSet),
             );
     }
 }

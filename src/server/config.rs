@@ -1,14 +1,14 @@
 //! `config/emoted.toml`: every option with its default (the bundled file
 //! lists them all, commented).
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use valence::prelude::*;
 
-use crate::server::permissions::{self, EmoteGroup, PlayerGroup};
+use crate::server::permissions;
+pub use crate::server::permissions::PermissionsSection;
 
 /// The highest `commands.rate_per_second` (and completion rate) accepted.
 pub const MAX_RATE_PER_SECOND: f64 = 1000.0;
@@ -171,37 +171,6 @@ impl EmotesSection {
             ));
         }
         Ok(())
-    }
-}
-
-/// `[permissions]`: who may do what (see [`crate::server::permissions`]
-/// for how the rules combine).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct PermissionsSection {
-    /// Player names made operators (level 3) when they join, or at once
-    /// when a reload adds them; a reload that removes a name takes the
-    /// level back. Operators hold every node. Default: none.
-    pub operators: Vec<String>,
-    /// Nodes every player holds. Default: `["emote.default"]`.
-    pub default_nodes: Vec<String>,
-    /// `[permissions.groups.<name>]`: nodes granted to players by name
-    /// (`-node` denies one). Default: none.
-    pub groups: BTreeMap<String, PlayerGroup>,
-    /// `[[permissions.emote_groups]]`, in order: emotes matched by id
-    /// pattern, with an optional required node and cooldown multiplier.
-    /// Default: none.
-    pub emote_groups: Vec<EmoteGroup>,
-}
-
-impl Default for PermissionsSection {
-    fn default() -> Self {
-        Self {
-            operators: Vec::new(),
-            default_nodes: vec![permissions::EMOTE_DEFAULT.to_owned()],
-            groups: BTreeMap::new(),
-            emote_groups: Vec::new(),
-        }
     }
 }
 

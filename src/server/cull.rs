@@ -73,7 +73,8 @@ use valence::{ChunkPos, ChunkView};
 
 use crate::anim::DisplayTransform;
 use crate::server::config::Config;
-use crate::server::emote::{ActiveEmote, EmoteDisplay};
+use crate::server::emote::ActiveEmote;
+use crate::server::events::EmoteDisplay;
 
 /// Blocks per unit of a display's `view_range`, as the vanilla client
 /// multiplies it.

@@ -100,8 +100,9 @@ use valence::protocol::WritePacket;
 pub use crate::format::event::KNOWN_COMMANDS;
 use crate::format::EmoteId;
 use crate::server::config::{Config, DEFAULT_MAX_COMMANDS_PER_TICK};
-use crate::server::emote::{
-    EmoteDisplay, EmotePlaybackSet, EndReason, PlayEmoteRequest, StopEmoteRequest,
+use crate::server::events::{
+    CommandSource, EmoteCommandEvent, EmoteDisplay, EmotePlaybackSet, EndReason, PlayEmoteRequest,
+    StopEmoteRequest,
 };
 use crate::server::functions::{self, EmoteFunctions, FunctionState};
 use crate::server::selector::{
@@ -118,47 +119,6 @@ pub const MANAGE_OP_LEVEL: u8 = 2;
 
 /// Distinct run-time warnings remembered, so each is logged once.
 const MAX_REPORTED: usize = 4096;
-
-/// Who runs an event command.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CommandSource {
-    /// A player, with that player's own permissions.
-    Player(Entity),
-    /// The server console.
-    Server,
-    /// A display node: `@s` is its entity.
-    Node {
-        /// The node id (the name `say` uses).
-        id: String,
-        /// Its display entity.
-        entity: Entity,
-    },
-}
-
-impl CommandSource {
-    /// The entity `@s` selects, if any.
-    pub fn entity(&self) -> Option<Entity> {
-        match self {
-            CommandSource::Player(e) => Some(*e),
-            CommandSource::Node { entity, .. } => Some(*entity),
-            CommandSource::Server => None,
-        }
-    }
-}
-
-/// One command to run, with its context.
-#[derive(Event, Clone, Debug)]
-pub struct EmoteCommandEvent {
-    /// The player whose playback's event queued it: its commands this tick
-    /// count against `emotes.max_commands_per_tick`.
-    pub playback: Option<Entity>,
-    /// Who runs it.
-    pub source: CommandSource,
-    /// Where `~ ~ ~` is, in world coordinates.
-    pub origin: DVec3,
-    /// The command text, without a leading `/`.
-    pub command: String,
-}
 
 /// Why an event command could not be parsed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

@@ -44,11 +44,10 @@ use valence::prelude::*;
 
 use crate::format::sequence::{Angle, Participants, Placement, PositionFrame, Step};
 use crate::format::EmoteFile;
-use crate::server::dispatch::EmoteCommandEvent;
 use crate::server::emote::{
-    fire_stop, ActiveEmote, EmoteCooldowns, EndReason, HiddenPlayersLayer, PlayEmoteRequest,
-    PlayRefusal, SpaceRoots, StopEmoteRequest, StopWatch,
+    fire_stop, ActiveEmote, EmoteCooldowns, HiddenPlayersLayer, PlayRefusal, SpaceRoots, StopWatch,
 };
+use crate::server::events::{EmoteCommandEvent, EndReason, PlayEmoteRequest, StopEmoteRequest};
 use crate::server::EmoteLibrary;
 
 /// Farthest apart two players may stand horizontally to match, in blocks.

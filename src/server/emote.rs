@@ -58,9 +58,11 @@ use crate::playback::sequence::{self, Segment, StepRng};
 use crate::playback::{
     Clock, ClockStep, Cooldowns, PlayerObservation, StopMonitor, StopReason, YawFollower,
 };
-use crate::server::combat::{PlayerDamagedEvent, PlayerDiedEvent};
-use crate::server::dispatch::{CommandSource, EmoteCommandEvent};
 use crate::server::duo::Duo;
+use crate::server::events::{
+    CommandSource, EmoteCommandEvent, EmoteDisplay, EmoteEndedEvent, EmotePlaybackSet, EndReason,
+    PlayEmoteRequest, PlayerDamagedEvent, PlayerDiedEvent, StopEmoteRequest,
+};
 use crate::server::EmoteLibrary;
 
 /// Plays emotes: starts, advances and stops playbacks, and cleans up after them.
@@ -115,73 +117,6 @@ fn create_hidden_players_layer(mut commands: Commands, server: Res<Server>) {
     commands.insert_resource(HiddenPlayersLayer(layer));
 }
 
-/// The playback systems. This set lives in [`Update`]; command handling runs before it.
-#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct EmotePlaybackSet;
-
-/// Ask to play an emote for a player.
-#[derive(Event, Clone, Debug)]
-pub struct PlayEmoteRequest {
-    /// The player who plays it.
-    pub client: Entity,
-    /// The emote id.
-    pub emote: EmoteId,
-    /// Skip the `standalone` and cooldown checks (operators, `emote.bypass`).
-    pub bypass: bool,
-    /// Factor for the cooldown this playback starts (permission emote
-    /// groups); 1 keeps the emote's own cooldown.
-    pub cooldown_multiplier: f32,
-}
-
-/// Ask to stop a player's emote.
-#[derive(Event, Clone, Debug)]
-pub struct StopEmoteRequest {
-    /// The player.
-    pub client: Entity,
-    /// Why: [`EndReason::Stopped`] for `/emote stop` (a player who plays
-    /// nothing is told so), [`EndReason::Reloaded`] for a reload.
-    pub reason: EndReason,
-}
-
-/// Why a playback ended.
-#[derive(Clone, Debug, PartialEq)]
-pub enum EndReason {
-    /// A `once` timeline reached its end.
-    Finished,
-    /// `/emote stop` or a new emote replaced it.
-    Stopped,
-    /// A stop condition of the file.
-    Condition(StopReason),
-    /// The player left (or the entity is gone).
-    Left,
-    /// Molang gave a non-finite value.
-    Failed(String),
-    /// The player died.
-    Died,
-    /// The player's view moved to another world (chunk layer).
-    LeftWorld,
-    /// The partner of a two-player Sequence left.
-    PartnerLeft,
-    /// A stop condition of the partner of a two-player Sequence.
-    PartnerCondition(StopReason),
-    /// A reload changed the emote's file, or removed the emote.
-    Reloaded {
-        /// True when the emote is gone, false when its file changed.
-        removed: bool,
-    },
-}
-
-/// Sent when a playback ends, for chat feedback and tests.
-#[derive(Event, Clone, Debug)]
-pub struct EmoteEndedEvent {
-    /// The player.
-    pub client: Entity,
-    /// The emote.
-    pub emote: EmoteId,
-    /// Why.
-    pub reason: EndReason,
-}
-
 /// The Molang operations sampling one cycle ahead for the scheduler may
 /// run in a tick (see `Playing::plan_cycle`): four times the default
 /// per-tick budget, about 0.6 ms.
@@ -202,13 +137,6 @@ pub enum DisplayUpdatePolicy {
 /// Cooldowns by player UUID and emote id.
 #[derive(Resource, Default)]
 pub struct EmoteCooldowns(pub Cooldowns<Uuid, EmoteId>);
-
-/// Marks a display entity spawned for a player's emote.
-#[derive(Component, Clone, Copy, Debug)]
-pub struct EmoteDisplay {
-    /// The player whose playback owns it.
-    pub owner: Entity,
-}
 
 /// The delay a Sequence holds between two cycles of `file` (a `loop`
 /// Animation's `loop_delay`; `None` for other modes and Sequences).

@@ -29,7 +29,7 @@ use valence::prelude::bevy_ecs::event::ManualEventReader;
 use valence::prelude::*;
 
 use crate::server::dispatch::{parse_event_command, CommandError, ParsedCommand};
-use crate::server::reload::ReloadRequest;
+use crate::server::events::ReloadRequest;
 use crate::server::EmoteFolders;
 
 /// Folders are searched this deep for datapacks.

@@ -50,9 +50,8 @@ use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
 use crate::playback::StepRng;
 use crate::server::config::Config;
-use crate::server::emote::{
-    DisplayUpdatePolicy, EmoteDisplay, PlayEmoteRequest, SimulatedWallClock,
-};
+use crate::server::emote::{DisplayUpdatePolicy, SimulatedWallClock};
+use crate::server::events::{EmoteDisplay, PlayEmoteRequest};
 use crate::server::{EmoteFolders, EmoteServerPlugins};
 
 /// Ticks over which the playbacks start, before measuring.

@@ -8,6 +8,7 @@ pub mod cull;
 pub mod dispatch;
 pub mod duo;
 pub mod emote;
+pub mod events;
 pub mod functions;
 pub mod gateway;
 pub mod loadtest;

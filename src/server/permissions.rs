@@ -41,11 +41,12 @@
 //! the player (it has no `node`, or the player holds it) gives the factor.
 //! Otherwise the emote's own cooldown applies unchanged (factor 1).
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::format::EmoteId;
-use crate::server::config::PermissionsSection;
 
 /// Play standalone emotes on yourself and stop your own.
 pub const EMOTE_DEFAULT: &str = "emote.default";
@@ -61,6 +62,37 @@ pub const TELEPORT: &str = "minecraft.command.teleport";
 /// Operator level from which a player holds every node (vanilla's
 /// "game master" level, which `/gamemode` and `/tp` need there).
 pub const OPERATOR_LEVEL: u8 = 2;
+
+/// `[permissions]`: who may do what (see [`crate::server::permissions`]
+/// for how the rules combine).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PermissionsSection {
+    /// Player names made operators (level 3) when they join, or at once
+    /// when a reload adds them; a reload that removes a name takes the
+    /// level back. Operators hold every node. Default: none.
+    pub operators: Vec<String>,
+    /// Nodes every player holds. Default: `["emote.default"]`.
+    pub default_nodes: Vec<String>,
+    /// `[permissions.groups.<name>]`: nodes granted to players by name
+    /// (`-node` denies one). Default: none.
+    pub groups: BTreeMap<String, PlayerGroup>,
+    /// `[[permissions.emote_groups]]`, in order: emotes matched by id
+    /// pattern, with an optional required node and cooldown multiplier.
+    /// Default: none.
+    pub emote_groups: Vec<EmoteGroup>,
+}
+
+impl Default for PermissionsSection {
+    fn default() -> Self {
+        Self {
+            operators: Vec::new(),
+            default_nodes: vec![EMOTE_DEFAULT.to_owned()],
+            groups: BTreeMap::new(),
+            emote_groups: Vec::new(),
+        }
+    }
+}
 
 /// `[permissions.groups.<name>]`: nodes granted to players by name.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]

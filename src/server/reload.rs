@@ -38,7 +38,8 @@ use valence::prelude::*;
 
 use crate::library::Library;
 use crate::server::config::Config;
-use crate::server::emote::{ActiveEmote, EndReason, StopEmoteRequest};
+use crate::server::emote::ActiveEmote;
+use crate::server::events::{EndReason, ReloadRequest, StopEmoteRequest};
 use crate::server::{EmoteFolders, EmoteLibrary};
 
 /// How often the watcher looks at the files.
@@ -46,13 +47,6 @@ pub const WATCH_INTERVAL: Duration = Duration::from_millis(500);
 
 /// Operator level that receives watcher reload reports.
 const REPORT_OP_LEVEL: u8 = 2;
-
-/// Ask for a reload of the emotes and the configuration.
-#[derive(Event, Clone, Debug)]
-pub struct ReloadRequest {
-    /// The player who asked (gets the report in chat); `None` for the watcher.
-    pub requested_by: Option<Entity>,
-}
 
 /// Where the configuration was read from at start-up (`None`: built-in
 /// defaults, nothing to reload).

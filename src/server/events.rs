@@ -1,0 +1,159 @@
+//! What the server's features share: the events one feature sends and
+//! another handles, the reasons a playback ends, the system set everything
+//! orders itself around, and the marker on emote display entities. Each
+//! feature's plugin depends on this module, never on the plugin that
+//! happens to handle an event, so no two features import each other.
+//!
+//! | event | sent by | handled by |
+//! |---|---|---|
+//! | [`PlayEmoteRequest`], [`StopEmoteRequest`] | chat commands, the dispatcher, two-player offers | playback |
+//! | [`EmoteEndedEvent`] | playback | chat feedback, the failure log, tests |
+//! | [`EmoteCommandEvent`] | playback (timeline, start and stop events) | the dispatcher |
+//! | [`PlayerDamagedEvent`], [`PlayerDiedEvent`] | combat | stop conditions, playback |
+//! | [`ReloadRequest`] | `/emote reload`, the file watcher | reload, functions |
+
+use valence::math::DVec3;
+use valence::prelude::*;
+
+use crate::format::EmoteId;
+use crate::playback::StopReason;
+
+/// The playback systems. This set lives in [`Update`]; command handling runs before it.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EmotePlaybackSet;
+
+/// Ask to play an emote for a player.
+#[derive(Event, Clone, Debug)]
+pub struct PlayEmoteRequest {
+    /// The player who plays it.
+    pub client: Entity,
+    /// The emote id.
+    pub emote: EmoteId,
+    /// Skip the `standalone` and cooldown checks (operators, `emote.bypass`).
+    pub bypass: bool,
+    /// Factor for the cooldown this playback starts (permission emote
+    /// groups); 1 keeps the emote's own cooldown.
+    pub cooldown_multiplier: f32,
+}
+
+/// Ask to stop a player's emote.
+#[derive(Event, Clone, Debug)]
+pub struct StopEmoteRequest {
+    /// The player.
+    pub client: Entity,
+    /// Why: [`EndReason::Stopped`] for `/emote stop` (a player who plays
+    /// nothing is told so), [`EndReason::Reloaded`] for a reload.
+    pub reason: EndReason,
+}
+
+/// Why a playback ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EndReason {
+    /// A `once` timeline reached its end.
+    Finished,
+    /// `/emote stop` or a new emote replaced it.
+    Stopped,
+    /// A stop condition of the file.
+    Condition(StopReason),
+    /// The player left (or the entity is gone).
+    Left,
+    /// Molang gave a non-finite value.
+    Failed(String),
+    /// The player died.
+    Died,
+    /// The player's view moved to another world (chunk layer).
+    LeftWorld,
+    /// The partner of a two-player Sequence left.
+    PartnerLeft,
+    /// A stop condition of the partner of a two-player Sequence.
+    PartnerCondition(StopReason),
+    /// A reload changed the emote's file, or removed the emote.
+    Reloaded {
+        /// True when the emote is gone, false when its file changed.
+        removed: bool,
+    },
+}
+
+/// Sent when a playback ends, for chat feedback and tests.
+#[derive(Event, Clone, Debug)]
+pub struct EmoteEndedEvent {
+    /// The player.
+    pub client: Entity,
+    /// The emote.
+    pub emote: EmoteId,
+    /// Why.
+    pub reason: EndReason,
+}
+
+/// Marks a display entity spawned for a player's emote.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct EmoteDisplay {
+    /// The player whose playback owns it.
+    pub owner: Entity,
+}
+
+/// Who runs an event command.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CommandSource {
+    /// A player, with that player's own permissions.
+    Player(Entity),
+    /// The server console.
+    Server,
+    /// A display node: `@s` is its entity.
+    Node {
+        /// The node id (the name `say` uses).
+        id: String,
+        /// Its display entity.
+        entity: Entity,
+    },
+}
+
+impl CommandSource {
+    /// The entity `@s` selects, if any.
+    pub fn entity(&self) -> Option<Entity> {
+        match self {
+            CommandSource::Player(e) => Some(*e),
+            CommandSource::Node { entity, .. } => Some(*entity),
+            CommandSource::Server => None,
+        }
+    }
+}
+
+/// One command to run, with its context.
+#[derive(Event, Clone, Debug)]
+pub struct EmoteCommandEvent {
+    /// The player whose playback's event queued it: its commands this tick
+    /// count against `emotes.max_commands_per_tick`.
+    pub playback: Option<Entity>,
+    /// Who runs it.
+    pub source: CommandSource,
+    /// Where `~ ~ ~` is, in world coordinates.
+    pub origin: DVec3,
+    /// The command text, without a leading `/`.
+    pub command: String,
+}
+
+/// A player lost health to a hit.
+#[derive(Event, Clone, Copy, Debug)]
+pub struct PlayerDamagedEvent {
+    /// Who was hurt.
+    pub victim: Entity,
+    /// Who hit.
+    pub attacker: Entity,
+    /// Health lost.
+    pub amount: f32,
+}
+
+/// A player died.
+#[derive(Event, Clone, Copy, Debug)]
+pub struct PlayerDiedEvent {
+    /// Who died.
+    pub player: Entity,
+}
+
+/// Ask for a reload of the emotes and the configuration.
+#[derive(Event, Clone, Debug)]
+pub struct ReloadRequest {
+    /// The player who asked (gets the report in chat); `None` for the watcher.
+    pub requested_by: Option<Entity>,
+}
