@@ -9,7 +9,6 @@ pub mod dispatch;
 pub mod duo;
 pub mod emote;
 pub mod events;
-pub mod functions;
 pub mod gateway;
 pub mod loadtest;
 pub mod permissions;

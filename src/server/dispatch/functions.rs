@@ -28,7 +28,8 @@ use std::sync::Arc;
 use valence::prelude::bevy_ecs::event::ManualEventReader;
 use valence::prelude::*;
 
-use crate::server::dispatch::{parse_event_command, CommandError, ParsedCommand};
+use super::parse::{parse_event_command, ParsedCommand};
+use super::words::CommandError;
 use crate::server::events::ReloadRequest;
 use crate::server::EmoteFolders;
 
