@@ -7,6 +7,8 @@
 pub mod clock;
 pub mod cooldown;
 pub mod deadzone;
+pub mod partner;
+pub mod playing;
 pub mod schedule;
 pub mod sequence;
 pub mod stop;

@@ -6,7 +6,6 @@ pub mod commands;
 pub mod config;
 pub mod cull;
 pub mod dispatch;
-pub mod duo;
 pub mod emote;
 pub mod events;
 pub mod gateway;

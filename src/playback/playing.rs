@@ -1,0 +1,450 @@
+//! The Animation a playback is playing, as pure state: its clock, Molang
+//! state and pose, where its nodes go in the union of a Sequence's nodes,
+//! how it samples a tick into root-frame matrices, and how it plans the
+//! display updates of a cycle on a copy of itself (the scheduler). The
+//! server keeps one in each `ActiveEmote` and turns what it samples into
+//! display entity fields.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use glam::Mat4;
+
+use crate::anim::{DisplayTransform, Pose};
+use crate::format::animation::AnimationFile;
+use crate::format::event::CommandEvent;
+use crate::format::node::Space;
+use crate::format::settings::PlaybackMode;
+use crate::format::{EmoteFile, EmoteId};
+use crate::library::{CompiledAnimation, MolangState};
+use crate::playback::schedule::{DisplayUpdate, Planner, Tolerance};
+use crate::playback::{Clock, ClockStep};
+
+/// The Molang operations sampling one cycle ahead for the scheduler may
+/// run in a tick (see `Playing::plan_cycle`): four times the default
+/// per-tick budget, about 0.6 ms.
+pub const PLANNING_MOLANG_OPS: u64 = 4 * crate::molang::DEFAULT_OP_BUDGET;
+
+/// The delay a Sequence holds between two cycles of `file` (a `loop`
+/// Animation's `loop_delay`; `None` for other modes and Sequences).
+pub fn loop_delay_between_cycles(file: &EmoteFile) -> Option<u32> {
+    match file {
+        EmoteFile::Animation(a) if a.settings.playback.mode == PlaybackMode::Loop => {
+            Some(a.settings.playback.loop_delay_ticks)
+        }
+        _ => None,
+    }
+}
+
+/// An Animation a playback may play, looked up once when it starts.
+#[derive(Clone)]
+pub struct PlayableAnimation {
+    /// The file it was loaded from.
+    pub file: Arc<EmoteFile>,
+    /// Its rig and Molang, compiled.
+    pub compiled: Arc<CompiledAnimation>,
+    /// `[emotes] molang_budget_ops` when the playback started.
+    pub molang_budget_ops: u64,
+}
+
+/// The Animation segment of a playback that plays (or last played).
+/// A clone continues exactly as the original would.
+#[derive(Clone)]
+pub struct Playing {
+    /// The Animation's id.
+    pub id: EmoteId,
+    /// Its file (mode, loop delay, events, spaces).
+    pub file: Arc<EmoteFile>,
+    /// Its rig and Molang, compiled.
+    pub compiled: Arc<CompiledAnimation>,
+    /// The timeline clock of its mode.
+    pub clock: Clock,
+    /// Its Molang variables, randomness and queries.
+    pub molang: MolangState,
+    /// The pose last sampled.
+    pub pose: Pose,
+    /// The union node index of each rig node.
+    pub rig_to_union: Vec<usize>,
+    /// The union index of each rig node's partner copy (two-player
+    /// Sequences mirror Animations that have no `partner` nodes).
+    pub rig_to_mirror: Vec<usize>,
+    /// The space each rig node inherits from its root.
+    pub spaces: Vec<Space>,
+    /// Per union node: whether a rig node of this Animation draws it (the
+    /// others stay hidden while it plays).
+    pub covers: Arc<[bool]>,
+    /// A `loop` Animation inside a Sequence: its `loop` events run when its
+    /// one cycle ends.
+    pub loops_in_sequence: bool,
+    /// Its `stop` events already ran (they run once).
+    pub stop_fired: bool,
+}
+
+/// How a segment's Animation runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayMode {
+    /// In its own mode (a standalone playback).
+    Own,
+    /// One cycle (a Sequence step).
+    OneCycle,
+    /// Looping until something else happens (a two-player offer).
+    Looping,
+}
+
+/// Where each space's root is, in the emote frame (the initiator's root,
+/// which the root yaw turns). Solo playbacks use the identity for all.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpaceRoots {
+    /// `initiator` space.
+    pub initiator: Mat4,
+    /// `partner` space; `None` hides partner content (no partner yet).
+    pub partner: Option<Mat4>,
+    /// Copy `initiator` nodes onto the partner for Animations without
+    /// `partner` nodes (after a match).
+    pub mirror: bool,
+}
+
+impl SpaceRoots {
+    /// A playback with one participant.
+    pub const SOLO: Self = Self {
+        initiator: Mat4::IDENTITY,
+        partner: Some(Mat4::IDENTITY),
+        mirror: false,
+    };
+    /// A two-player offer (or its timeout branch): partner content hidden.
+    pub const OFFER: Self = Self {
+        initiator: Mat4::IDENTITY,
+        partner: None,
+        mirror: false,
+    };
+}
+
+/// The union id of a node's partner copy.
+pub fn mirror_id(id: &str) -> String {
+    format!("{id}@partner")
+}
+
+impl Playing {
+    /// The playback of `playable` (an Animation; `None` for a Sequence),
+    /// with its nodes placed in the union `union_ids`, run as `play_mode`
+    /// says, with Molang randomness seeded by `seed`.
+    pub fn new(
+        id: EmoteId,
+        playable: &PlayableAnimation,
+        union_ids: &[String],
+        play_mode: PlayMode,
+        seed: u64,
+    ) -> Option<Self> {
+        let EmoteFile::Animation(animation) = &*playable.file else {
+            return None;
+        };
+        let compiled = Arc::clone(&playable.compiled);
+        let playback = &animation.settings.playback;
+        let mode = match play_mode {
+            PlayMode::Own => playback.mode,
+            PlayMode::OneCycle => PlaybackMode::Once,
+            PlayMode::Looping => PlaybackMode::Loop,
+        };
+        let in_sequence = play_mode == PlayMode::OneCycle;
+        let index_of = |id: &str| union_ids.iter().position(|u| u == id).unwrap_or(usize::MAX);
+        let rig_to_union: Vec<usize> = compiled.rig.nodes.iter().map(|n| index_of(&n.id)).collect();
+        let mut covers = vec![false; union_ids.len()];
+        for &u in &rig_to_union {
+            if let Some(c) = covers.get_mut(u) {
+                *c = true;
+            }
+        }
+        let rig_to_mirror = compiled
+            .rig
+            .nodes
+            .iter()
+            .map(|n| index_of(&mirror_id(&n.id)))
+            .collect();
+        let spaces = compiled
+            .rig
+            .nodes
+            .iter()
+            .map(|n| animation.node(&n.id).map_or(Space::Initiator, |f| f.space))
+            .collect();
+        Some(Self {
+            id,
+            file: Arc::clone(&playable.file),
+            clock: Clock::new(
+                mode,
+                animation.timeline.duration_ticks,
+                playback.loop_delay_ticks,
+            ),
+            molang: compiled
+                .new_molang_state(seed)
+                .with_budget_ops(playable.molang_budget_ops),
+            pose: Pose::new(&compiled.rig),
+            rig_to_union,
+            rig_to_mirror,
+            spaces,
+            covers: covers.into(),
+            loops_in_sequence: in_sequence && playback.mode == PlaybackMode::Loop,
+            stop_fired: false,
+            compiled,
+        })
+    }
+
+    /// The Animation file it plays.
+    pub fn animation(&self) -> Option<&AnimationFile> {
+        match &*self.file {
+            EmoteFile::Animation(a) => Some(a),
+            EmoteFile::Sequence(_) => None,
+        }
+    }
+
+    /// One timeline tick: the pose, as root-frame matrices per union node
+    /// (`None`: hidden), written into `frame`.
+    pub fn step(
+        &mut self,
+        wall: u64,
+        frame: &mut [Option<Mat4>],
+        roots: &SpaceRoots,
+    ) -> Result<ClockStep, crate::anim::SampleError> {
+        let step = self.advance_clock(wall)?;
+        self.sample(step.position_ticks, step.advancing, frame, roots)?;
+        Ok(step)
+    }
+
+    /// The clock's tick, and the Molang cycle start when one begins; the
+    /// pose is not sampled (see [`Playing::sample`]).
+    pub fn advance_clock(&mut self, wall: u64) -> Result<ClockStep, crate::anim::SampleError> {
+        let step = self.clock.step(wall);
+        if step.cycle_started {
+            self.compiled
+                .begin_cycle(&mut self.molang, step.loop_count)?;
+        }
+        Ok(step)
+    }
+
+    /// Samples the pose at `position_ticks` into `self.pose` and `frame`.
+    pub fn sample(
+        &mut self,
+        position_ticks: u32,
+        advancing: bool,
+        frame: &mut [Option<Mat4>],
+        roots: &SpaceRoots,
+    ) -> Result<(), crate::anim::SampleError> {
+        self.compiled
+            .step(&mut self.molang, position_ticks, advancing, &mut self.pose)?;
+        self.frame_of_pose(roots, frame);
+        Ok(())
+    }
+
+    /// The timeline events of the playing Animation whose time falls in
+    /// `range` (the positions a tick covered).
+    pub fn events_in<'a>(
+        &'a self,
+        range: Option<&'a std::ops::RangeInclusive<u32>>,
+    ) -> impl Iterator<Item = &'a CommandEvent> + 'a {
+        self.animation()
+            .zip(range)
+            .into_iter()
+            .flat_map(|(animation, range)| {
+                animation
+                    .timeline
+                    .events
+                    .timeline
+                    .iter()
+                    .filter(move |e| range.contains(&e.time_ticks))
+                    .map(|e| &e.event)
+            })
+    }
+
+    /// True when the pose at a position can be sampled at any time, without
+    /// the ticks before it: every cycle is alike and nothing carries state
+    /// from tick to tick (no `molang.tick`, no track writes a variable).
+    pub fn is_position_pure(&self) -> bool {
+        self.compiled.is_position_pure()
+    }
+
+    /// True when nothing but the timeline decides this Animation's poses:
+    /// every cycle of every playback is the same, so one plan serves them
+    /// all.
+    pub fn is_pure(&self) -> bool {
+        self.compiled.is_cycle_invariant()
+    }
+
+    /// Plans the display updates of the cycle that just started, from
+    /// `first_position` (0, or where a `server_sync` playback joined; that
+    /// tick was sampled into `self.pose`): the rest of the cycle is sampled
+    /// on a copy of this playback (same clock, same Molang state, so the
+    /// same poses), and each rig node's updates are planned over it, in the
+    /// emote frame with `roots` applied. A `server_sync` cycle is sampled
+    /// as if the wall clock moved one tick per server tick; when it does
+    /// not, the server drops the plan ([`send_pose`]).
+    pub fn plan_cycle(
+        &self,
+        roots: &SpaceRoots,
+        planner: &mut Planner,
+        tolerance: Tolerance,
+        first_position: u32,
+    ) -> Option<Vec<Vec<DisplayUpdate>>> {
+        let animation = self.animation()?;
+        let server_sync = animation.settings.playback.mode == PlaybackMode::ServerSync;
+        let nodes = self.compiled.rig.nodes.len();
+        // One slot per rig node: the copy writes rig order, no mirrors.
+        let mut copy = Playing {
+            rig_to_union: (0..nodes).collect(),
+            rig_to_mirror: vec![usize::MAX; nodes],
+            ..self.clone()
+        };
+        let mut frame = vec![None; nodes];
+        copy.frame_of_pose(roots, &mut frame);
+        let mut frames: Vec<Vec<Option<Mat4>>> = frame.iter().map(|f| vec![*f]).collect();
+        let duration = animation.timeline.duration_ticks;
+        // A cycle with no delay after it wraps from D − 1 to 0: D itself is
+        // never shown (the loop case finds that out from its clock).
+        let last = if server_sync && animation.settings.playback.loop_delay_ticks == 0 {
+            duration.saturating_sub(1)
+        } else {
+            duration
+        };
+        // Sampling ahead runs the cycle's Molang in this one tick: past
+        // PLANNING_MOLANG_OPS operations (a few ticks' worth of the
+        // playback's own budget) the cycle is not planned and streams per
+        // tick instead, so a heavy program costs its own tick's budget and
+        // no more.
+        let mut molang_ops: u64 = 0;
+        for expected in first_position + 1..=last {
+            if server_sync {
+                copy.sample(expected, true, &mut frame, roots).ok()?;
+            } else {
+                let step = copy.step(0, &mut frame, roots).ok()?;
+                if step.position_ticks != expected {
+                    break; // a loop wraps to 0, or a delay holds the end
+                }
+            }
+            molang_ops = molang_ops.saturating_add(copy.molang.session.ops_used());
+            if molang_ops > PLANNING_MOLANG_OPS {
+                return None;
+            }
+            for (node, f) in frames.iter_mut().zip(&frame) {
+                node.push(*f);
+            }
+        }
+        Some(
+            frames
+                .iter()
+                .map(|node| {
+                    let mut out = Vec::new();
+                    planner.plan_into(node, tolerance, &mut out);
+                    out
+                })
+                .collect(),
+        )
+    }
+
+    /// Writes the current pose into `frame`, by union index.
+    pub fn frame_of_pose(&self, roots: &SpaceRoots, frame: &mut [Option<Mat4>]) {
+        frame.fill(None);
+        for (i, (rig_node, pose)) in self
+            .compiled
+            .rig
+            .nodes
+            .iter()
+            .zip(&self.pose.nodes)
+            .enumerate()
+        {
+            if !(rig_node.is_display && pose.visible) {
+                continue;
+            }
+            let local = Mat4::from(pose.matrix);
+            let root = match self.spaces[i] {
+                Space::Scene => Some(Mat4::IDENTITY),
+                Space::Initiator => Some(roots.initiator),
+                Space::Partner => roots.partner,
+            };
+            if let Some(slot) = frame.get_mut(self.rig_to_union[i]) {
+                *slot = root.map(|r| r * local);
+            }
+            if roots.mirror && self.spaces[i] == Space::Initiator {
+                if let (Some(slot), Some(partner)) =
+                    (frame.get_mut(self.rig_to_mirror[i]), roots.partner)
+                {
+                    *slot = Some(partner * local);
+                }
+            }
+        }
+    }
+
+    /// The pose of this (not yet started) Animation's first tick, computed
+    /// on a clone, so the real first tick matches it.
+    pub fn preview_first_frame(&self, union_len: usize, roots: &SpaceRoots) -> Vec<Option<Mat4>> {
+        let mut copy = self.clone();
+        let mut frame = vec![None; union_len];
+        if copy.step(wall_tick(), &mut frame, roots).is_err() {
+            frame.fill(None);
+        }
+        frame
+    }
+}
+
+/// The planned display updates of the cycle playing now.
+pub struct CycleSchedule {
+    /// Per rig node of the playing Animation, its updates over the cycle
+    /// (ticks counted from `first_position`); shared between playbacks of a
+    /// pure Animation.
+    pub plans: Arc<Vec<Vec<DisplayUpdate>>>,
+    /// The timeline position the plan starts at: 0, or where a `server_sync`
+    /// playback joined its cycle.
+    pub first_position: u32,
+    /// The timeline position whose updates were last sent (a held position
+    /// sends nothing more).
+    pub last_position: Option<u32>,
+}
+
+/// What a playback is doing this tick.
+pub enum Phase {
+    /// Moving the shared nodes from the previous pose to the first pose of
+    /// the segment about to play, over `total_ticks`.
+    Transition {
+        /// Per union node, the pose the transition starts from.
+        from: Vec<Option<DisplayTransform>>,
+        /// Per union node, the first pose of the next segment.
+        to: Vec<Option<DisplayTransform>>,
+        /// Ticks of the transition done.
+        done_ticks: u32,
+        /// Its length in ticks.
+        total_ticks: u32,
+    },
+    /// Playing the current Animation's timeline.
+    Timeline,
+    /// Holding the last pose (a `wait` step or a loop delay).
+    Hold {
+        /// Ticks still to hold.
+        left_ticks: u32,
+    },
+}
+
+/// A display update of more than one tick, as every viewer got it: a viewer
+/// that arrives while clients interpolate it is told to draw the same
+/// ([`crate::server::cull`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InFlight {
+    /// What clients showed when it was sent: where the interpolation starts.
+    pub from: DisplayTransform,
+    /// Its target.
+    pub to: DisplayTransform,
+    /// The server tick it was sent on (`Server::current_tick`).
+    pub sent_tick: i64,
+    /// Its `interpolation_duration`.
+    pub duration_ticks: u32,
+}
+
+impl InFlight {
+    /// Ticks still to interpolate at server tick `now` (0 once finished).
+    pub fn remaining_ticks(&self, now: i64) -> i64 {
+        (i64::from(self.duration_ticks) - (now - self.sent_tick)).max(0)
+    }
+}
+
+/// The server's wall-clock tick, `unix_ms / 50` (DESIGN.md, `server_sync`).
+pub fn wall_tick() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| (d.as_millis() / 50) as u64)
+}

@@ -1,0 +1,84 @@
+//! The state two-player Sequences keep: the offer and match on the
+//! initiator's playback, the partner's marker, and the joins of a tick.
+
+use std::collections::HashSet;
+
+use crate::format::sequence::Participants;
+
+use valence::prelude::*;
+
+use crate::format::sequence::Step;
+
+/// Two-player state of a playback (on the initiator's [`ActiveEmote`]).
+#[derive(Clone, Debug)]
+pub struct Duo {
+    pub(super) participants: Participants,
+    pub(super) timeout_ticks: u32,
+    pub(super) waited_ticks: u32,
+    pub(super) matched: Vec<Step>,
+    pub(super) timeout: Vec<Step>,
+    pub(super) state: DuoState,
+    /// The offer completed a cycle this tick (set by the playback).
+    pub(crate) offer_cycle_ended: bool,
+}
+
+/// Where a two-player playback is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DuoState {
+    /// The offer plays; a joiner may be reserved.
+    Offering { reserved: Option<Entity> },
+    /// Both play the `matched` branch.
+    Matched { partner: Entity },
+    /// Nobody joined: the `timeout` branch plays.
+    Alone,
+}
+
+impl Duo {
+    /// A fresh offer.
+    pub(crate) fn new(
+        participants: Participants,
+        timeout_ticks: u32,
+        matched: Vec<Step>,
+        timeout: Vec<Step>,
+    ) -> Self {
+        Self {
+            participants,
+            timeout_ticks,
+            waited_ticks: 0,
+            matched,
+            timeout,
+            state: DuoState::Offering { reserved: None },
+            offer_cycle_ended: false,
+        }
+    }
+
+    /// True once a partner matched.
+    pub fn is_matched(&self) -> bool {
+        matches!(self.state, DuoState::Matched { .. })
+    }
+
+    /// The matched partner.
+    pub fn partner(&self) -> Option<Entity> {
+        match self.state {
+            DuoState::Matched { partner } => Some(partner),
+            _ => None,
+        }
+    }
+
+    pub(super) fn is_open(&self) -> bool {
+        self.state == DuoState::Offering { reserved: None }
+    }
+}
+
+/// On the partner of a matched two-player playback.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct EmotePartner {
+    /// The initiator, whose [`ActiveEmote`] plays for both.
+    pub initiator: Entity,
+    pub(super) restore_layer: Option<Entity>,
+}
+
+/// Play requests taken by [`join_offers`] this tick (the playback start
+/// skips them).
+#[derive(Resource, Default, Debug)]
+pub struct JoinedThisTick(pub HashSet<Entity>);

@@ -1,0 +1,98 @@
+//! Playing Animations and Sequences for players with display entities.
+//!
+//! One [`ActiveEmote`] lives on the (initiating) player entity while an
+//! emote plays. Each display node of the union of its Animations gets one
+//! display entity, spawned once, that stays where the root was placed
+//! (1.20.1 snaps entity moves); the whole pose goes in its transformation,
+//! `T · R_left · S · R_right`, decomposed from the node's matrix turned by the
+//! root's yaw. Every update re-sends `start_interpolation` 0 with an
+//! `interpolation_duration` of one tick (the time until the next update);
+//! of the transformation only the fields that changed are written, and a
+//! node that did not move sends nothing. A hidden node is drawn at scale 0.
+//!
+//! Roots: all spaces start at the player's feet and yaw where the emote
+//! started. `initiator` (and `partner` in a solo playback) turn with the
+//! player's yaw through the rotation deadzone; `scene` stays as it started.
+//! After a two-player match the initiator and partner roots are where
+//! `participants` placed them ([`duo`]). Minecraft yaw 0
+//! faces +Z, and emote space faces +Z too, so a root rotation is `R_y(−yaw)`.
+//!
+//! A Sequence plays as segments ([`crate::playback::sequence`]): one cycle
+//! of an Animation each, holds for `wait` steps and loop delays, and
+//! transitions that move the shown nodes from the last pose to the next
+//! Animation's first pose as the client would interpolate them.
+
+mod active;
+mod advance;
+mod displays;
+pub mod duo;
+mod duo_state;
+mod queue;
+mod send;
+mod start;
+mod stop;
+#[cfg(test)]
+mod tests;
+
+use valence::prelude::*;
+
+use self::active::*;
+use self::advance::*;
+use self::displays::*;
+use self::send::*;
+use self::start::*;
+use self::stop::*;
+use crate::server::events::{
+    EmoteCommandEvent, EmoteEndedEvent, EmotePlaybackSet, PlayEmoteRequest, PlayerDamagedEvent,
+    PlayerDiedEvent, StopEmoteRequest,
+};
+
+pub use crate::playback::playing::{wall_tick, InFlight};
+pub use active::{
+    ActiveEmote, DisplayUpdatePolicy, EmoteCooldowns, HiddenPlayersLayer, Riding,
+    SimulatedWallClock, StopWatch,
+};
+pub use duo_state::{Duo, EmotePartner, JoinedThisTick};
+pub use send::PlanCache;
+pub use start::PlayRefusal;
+
+/// Plays emotes: starts, advances and stops playbacks, and cleans up after them.
+pub struct EmotePlaybackPlugin;
+
+impl Plugin for EmotePlaybackPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<EmoteCooldowns>()
+            .init_resource::<JoinedThisTick>()
+            .init_resource::<PlanCache>()
+            .add_event::<EmoteCommandEvent>()
+            .add_event::<PlayEmoteRequest>()
+            .add_event::<StopEmoteRequest>()
+            .add_event::<EmoteEndedEvent>()
+            // Sent by the combat plugin; registered here too so playback
+            // works on a server without it.
+            .add_event::<PlayerDamagedEvent>()
+            .add_event::<PlayerDiedEvent>()
+            .add_systems(Startup, create_hidden_players_layer)
+            .add_systems(
+                Update,
+                (
+                    apply_display_tolerance,
+                    end_emotes_of_dead_players,
+                    duo::join_offers,
+                    start_requested_emotes,
+                    stop_requested_emotes,
+                    observe_players,
+                    advance_emotes,
+                    follow_held_items,
+                    dress_skins,
+                    duo::run_offers,
+                    duo::watch_partners,
+                    end_emotes_of_leaving_players,
+                    despawn_orphan_displays,
+                    log_failed_emotes,
+                )
+                    .chain()
+                    .in_set(EmotePlaybackSet),
+            );
+    }
+}

@@ -1,0 +1,155 @@
+//! Ending playbacks: stop requests, death, a change of world, leaving,
+//! and displays whose playback is gone.
+
+use valence::prelude::*;
+
+use super::active::*;
+use super::duo_state::*;
+use super::queue::*;
+use crate::server::events::{
+    EmoteCommandEvent, EmoteDisplay, EmoteEndedEvent, EndReason, PlayerDiedEvent, StopEmoteRequest,
+};
+
+/// Ends a playback's effects on the world: its `stop` events run (once), its
+/// displays go, and the player's own entity layer is handed back when
+/// `player.hidden` moved them (the caller restores it).
+pub(super) fn wind_down(
+    playback: &mut ActiveEmote,
+    player: Entity,
+    commands: &mut Commands,
+    out: &mut EventWriter<EmoteCommandEvent>,
+) -> Option<Entity> {
+    fire_stop(playback, player, out);
+    despawn_displays(commands, playback);
+    playback.restore_layer.take()
+}
+
+pub(super) fn despawn_displays(commands: &mut Commands, playback: &mut ActiveEmote) {
+    for entity in playback.displays.iter().flatten() {
+        if let Some(mut e) = commands.get_entity(*entity) {
+            e.insert(Despawned);
+        }
+    }
+    playback.displays.clear();
+}
+
+pub(super) fn stop_requested_emotes(
+    mut requests: EventReader<StopEmoteRequest>,
+    mut commands: Commands,
+    mut players: Query<(Option<&mut ActiveEmote>, &mut Client, &mut EntityLayerId)>,
+    partners: Query<&EmotePartner>,
+    mut ended: EventWriter<EmoteEndedEvent>,
+    mut commands_out: EventWriter<EmoteCommandEvent>,
+) {
+    for request in requests.iter() {
+        // A partner's stop ends the initiator's playback (for both).
+        let target = match (partners.get(request.client), players.get(request.client)) {
+            (Ok(partner), Ok((None, ..))) => partner.initiator,
+            _ => request.client,
+        };
+        let Ok((playback, mut client, mut layer)) = players.get_mut(target) else {
+            continue;
+        };
+        let Some(mut playback) = playback else {
+            if request.reason == EndReason::Stopped {
+                client.send_chat_message("You are not playing an emote.".color(Color::RED));
+            }
+            continue;
+        };
+        if let Some(original) = wind_down(&mut playback, target, &mut commands, &mut commands_out) {
+            layer.0 = original;
+        }
+        let notice = match request.reason {
+            EndReason::Reloaded { removed: true } => "Emote stopped: it was removed by a reload",
+            EndReason::Reloaded { removed: false } => "Emote stopped: its file changed",
+            EndReason::Died => "Emote stopped: you died",
+            EndReason::PartnerLeft => "Emote stopped: your partner left",
+            EndReason::PartnerCondition(_) => "Emote stopped by your partner",
+            EndReason::LeftWorld => "Emote stopped: you left the world",
+            _ => "Emote stopped",
+        };
+        ended.send(EmoteEndedEvent {
+            client: target,
+            emote: playback.emote.clone(),
+            reason: request.reason.clone(),
+        });
+        if let EndReason::Failed(message) = &request.reason {
+            client.send_chat_message(format!("Emote stopped: {message}").color(Color::RED));
+        }
+        client.send_action_bar_message(notice.color(Color::GRAY));
+        commands.entity(target).remove::<(ActiveEmote, StopWatch)>();
+    }
+}
+
+/// One warning in the log for each playback that failed (a Molang failure
+/// or its budget, or the command cap), naming the player and the emote; the
+/// player was told in chat where it stopped.
+pub(super) fn log_failed_emotes(mut ended: EventReader<EmoteEndedEvent>, names: Query<&Username>) {
+    for end in ended.iter() {
+        if let EndReason::Failed(message) = &end.reason {
+            let name = names.get(end.client).map_or("a player", |n| n.0.as_str());
+            tracing::warn!("stopped {name}'s emote {}: {message}", end.emote);
+        }
+    }
+}
+
+/// Death and a change of world end a playback (as `/emote stop` would: its
+/// `stop` events run and its displays go).
+pub(super) fn end_emotes_of_dead_players(
+    mut died: EventReader<PlayerDiedEvent>,
+    moved: Query<Entity, (With<ActiveEmote>, Changed<VisibleChunkLayer>)>,
+    mut stop: EventWriter<StopEmoteRequest>,
+) {
+    for death in died.iter() {
+        stop.send(StopEmoteRequest {
+            client: death.player,
+            reason: EndReason::Died,
+        });
+    }
+    for player in &moved {
+        stop.send(StopEmoteRequest {
+            client: player,
+            reason: EndReason::LeftWorld,
+        });
+    }
+}
+
+pub(super) fn end_emotes_of_leaving_players(
+    mut commands: Commands,
+    mut left: RemovedComponents<Client>,
+    mut players: Query<&mut ActiveEmote>,
+    mut ended: EventWriter<EmoteEndedEvent>,
+    mut commands_out: EventWriter<EmoteCommandEvent>,
+) {
+    for entity in left.iter() {
+        if let Ok(mut playback) = players.get_mut(entity) {
+            // The player is gone: no layer to restore.
+            let _ = wind_down(&mut playback, entity, &mut commands, &mut commands_out);
+            ended.send(EmoteEndedEvent {
+                client: entity,
+                emote: playback.emote.clone(),
+                reason: EndReason::Left,
+            });
+            if let Some(mut e) = commands.get_entity(entity) {
+                e.remove::<ActiveEmote>();
+            }
+        }
+    }
+}
+
+/// Removes displays whose owner no longer plays them (a safety net: nothing
+/// is ever left behind for a viewer).
+pub(super) fn despawn_orphan_displays(
+    mut commands: Commands,
+    displays: Query<(Entity, &EmoteDisplay), Without<Despawned>>,
+    owners: Query<&ActiveEmote>,
+) {
+    for (entity, display) in &displays {
+        let owned = owners
+            .get(display.owner)
+            .is_ok_and(|p| p.displays.contains(&Some(entity)));
+        if !owned {
+            commands.entity(entity).insert(Despawned);
+        }
+    }
+}
