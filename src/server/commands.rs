@@ -561,7 +561,7 @@ pub struct ListedOperator;
 #[allow(clippy::type_complexity)]
 fn apply_operator_list(
     mut commands: Commands,
-    config: Option<Res<Config>>,
+    config: Res<Config>,
     mut players: Query<(
         Entity,
         Ref<Client>,
@@ -571,7 +571,6 @@ fn apply_operator_list(
         Option<&ListedOperator>,
     )>,
 ) {
-    let Some(config) = config else { return };
     let everyone = config.is_changed();
     for (entity, client, name, uuid, mut level, listed_before) in &mut players {
         if !everyone && !client.is_added() {
@@ -603,7 +602,7 @@ fn apply_operator_list(
 #[allow(clippy::type_complexity)]
 fn send_command_trees(
     mut commands: Commands,
-    config: Option<Res<Config>>,
+    config: Res<Config>,
     mut clients: Query<(
         Entity,
         &mut Client,
@@ -613,15 +612,8 @@ fn send_command_trees(
         Option<&SentCommandTree>,
     )>,
 ) {
-    let config_changed = config.as_ref().is_some_and(|c| c.is_changed());
-    let fallback;
-    let config: &Config = match &config {
-        Some(c) => c,
-        None => {
-            fallback = Config::default();
-            &fallback
-        }
-    };
+    let config_changed = config.is_changed();
+    let config: &Config = &config;
     for (entity, mut client, name, uuid, op, sent) in &mut clients {
         let op_changed = op.as_ref().is_some_and(|o| o.is_changed());
         if sent.is_some() && !config_changed && !op_changed {
@@ -805,20 +797,13 @@ fn handle_commands(
     mut packets: EventReader<PacketEvent>,
     mut players: Players,
     library: Res<EmoteLibrary>,
-    config: Option<Res<Config>>,
+    config: Res<Config>,
     mut limits: ResMut<CommandRateLimits>,
     mut play: EventWriter<PlayEmoteRequest>,
     mut stop: EventWriter<StopEmoteRequest>,
     mut reload: EventWriter<ReloadRequest>,
 ) {
-    let fallback;
-    let config: &Config = match &config {
-        Some(c) => c,
-        None => {
-            fallback = Config::default();
-            &fallback
-        }
-    };
+    let config: &Config = &config;
     for packet in packets.iter() {
         let Some(pkt) = packet.decode::<CommandExecutionC2s>() else {
             continue;
@@ -1205,17 +1190,10 @@ fn answer_completions(
     mut clients: Query<(&mut Client, &Username, &UniqueId, Option<&OpLevel>)>,
     names: Query<&Username>,
     library: Res<EmoteLibrary>,
-    config: Option<Res<Config>>,
+    config: Res<Config>,
     mut limits: ResMut<CommandRateLimits>,
 ) {
-    let fallback;
-    let config: &Config = match &config {
-        Some(c) => c,
-        None => {
-            fallback = Config::default();
-            &fallback
-        }
-    };
+    let config: &Config = &config;
     for packet in packets.iter() {
         let Some(pkt) = packet.decode::<RequestCommandCompletionsC2s>() else {
             continue;

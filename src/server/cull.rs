@@ -235,20 +235,13 @@ type MovedDisplays<'w, 's> = Query<
 /// Every display (after a configuration change).
 type AllDisplays<'w, 's> = Query<'w, 's, CellPlacement, (With<EmoteDisplay>, Without<Despawned>)>;
 
-/// `emotes.display_view_scale` and `server.view_distance` (the defaults
-/// when no configuration is loaded), read without copying the
-/// configuration.
-fn reach_settings(config: Option<&Config>) -> (f64, u8) {
-    match config {
-        Some(c) => (c.emotes.display_view_scale, c.server.view_distance),
-        None => {
-            let defaults = Config::default();
-            (
-                defaults.emotes.display_view_scale,
-                defaults.server.view_distance,
-            )
-        }
-    }
+/// `emotes.display_view_scale` and `server.view_distance`, read without
+/// copying the configuration.
+fn reach_settings(config: &Config) -> (f64, u8) {
+    (
+        config.emotes.display_view_scale,
+        config.server.view_distance,
+    )
 }
 
 /// Puts displays that are new or moved (every display, when the
@@ -258,11 +251,11 @@ fn assign_display_cells(
     mut commands: Commands,
     mut cells: ResMut<DisplayCells>,
     server: Res<Server>,
-    config: Option<Res<Config>>,
+    config: Res<Config>,
     mut displays: ParamSet<(MovedDisplays, AllDisplays)>,
 ) {
-    let reassign_all = config.as_ref().is_some_and(|c| c.is_changed());
-    let (scale, view_distance) = reach_settings(config.as_deref());
+    let reassign_all = config.is_changed();
+    let (scale, view_distance) = reach_settings(&config);
     let view_blocks = chunk_view_reach_blocks(view_distance);
     let mut assign =
         |position: &Position, layer_id: &mut EntityLayerId, view_range: Option<&ViewRange>| {
@@ -319,15 +312,15 @@ pub fn chunk_view_reach_blocks(view_distance_chunks: u8) -> f64 {
 fn show_cells_in_range(
     mut cells: ResMut<DisplayCells>,
     mut catch_ups: ResMut<CatchUps>,
-    config: Option<Res<Config>>,
+    config: Res<Config>,
     mut clients: Query<(Entity, Ref<Position>, &mut VisibleEntityLayers), With<Client>>,
 ) {
-    let everyone = cells.changed || config.as_ref().is_some_and(|c| c.is_changed());
+    let everyone = cells.changed || config.is_changed();
     cells.changed = false;
     if cells.by_key.is_empty() {
         return;
     }
-    let (scale, _) = reach_settings(config.as_deref());
+    let (scale, _) = reach_settings(&config);
     for (client, position, mut visible) in &mut clients {
         if !everyone && !position.is_changed() {
             continue;

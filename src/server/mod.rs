@@ -51,6 +51,9 @@ pub struct EmoteServerPlugins;
 
 impl Plugin for EmoteServerPlugins {
     fn build(&self, app: &mut App) {
+        // Every feature reads the configuration; a host that inserted none
+        // gets the defaults (`init_resource` keeps one already there).
+        app.init_resource::<config::Config>();
         app.add_plugins((
             world::FlatWorldPlugin,
             EmoteLibraryPlugin,

@@ -89,12 +89,11 @@ fn place_new_players(
         Added<Client>,
     >,
     layers: Query<Entity, (With<ChunkLayer>, With<EntityLayer>)>,
-    config: Option<Res<Config>>,
+    config: Res<Config>,
 ) {
     let Ok(layer) = layers.get_single() else {
         return;
     };
-    let config = config.map(|c| c.clone()).unwrap_or_default();
     for (
         mut layer_id,
         mut visible_chunk_layer,

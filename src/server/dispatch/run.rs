@@ -20,7 +20,7 @@ use super::coords::*;
 use super::functions::{EmoteFunctions, FunctionState};
 use super::parse::*;
 use super::words::*;
-use crate::server::config::{Config, DEFAULT_MAX_COMMANDS_PER_TICK};
+use crate::server::config::Config;
 use crate::server::events::{
     CommandSource, EmoteCommandEvent, EmoteDisplay, EndReason, PlayEmoteRequest, StopEmoteRequest,
 };
@@ -172,11 +172,9 @@ pub(super) struct Dispatcher<'w, 's> {
 pub(super) fn run_emote_commands(
     mut events: EventReader<EmoteCommandEvent>,
     mut dispatcher: Dispatcher,
-    config: Option<Res<Config>>,
+    config: Res<Config>,
 ) {
-    let cap = config.map_or(DEFAULT_MAX_COMMANDS_PER_TICK, |c| {
-        c.emotes.max_commands_per_tick
-    });
+    let cap = config.emotes.max_commands_per_tick;
     // Commands each playback ran this tick; playbacks stopped for the cap.
     let mut used: HashMap<Entity, u32> = HashMap::new();
     let mut stopped: HashSet<Entity> = HashSet::new();

@@ -50,10 +50,10 @@ impl PlanCache {
 /// Takes the scheduler's tolerance from `[emotes]` in the configuration,
 /// at start-up and after each reload.
 pub(super) fn apply_display_tolerance(
-    config: Option<Res<crate::server::config::Config>>,
+    config: Res<crate::server::config::Config>,
     mut plans: ResMut<PlanCache>,
 ) {
-    if let Some(config) = config.filter(|c| c.is_changed()) {
+    if config.is_changed() {
         plans.set_tolerance(Tolerance {
             translation_blocks: config.emotes.display_tolerance_blocks,
             rotation_degrees: config.emotes.display_tolerance_degrees,

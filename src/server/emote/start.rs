@@ -80,17 +80,13 @@ pub(super) fn start_requested_emotes(
     mut players: StartingPlayers,
     mut ended: EventWriter<EmoteEndedEvent>,
     existing_displays: Query<(), (With<EmoteDisplay>, Without<Despawned>)>,
-    config: Option<Res<crate::server::config::Config>>,
+    config: Res<crate::server::config::Config>,
     mut commands_out: EventWriter<EmoteCommandEvent>,
     hidden_layer: Option<Res<HiddenPlayersLayer>>,
     joined: Res<JoinedThisTick>,
 ) {
-    let molang_budget_ops = config
-        .as_ref()
-        .map_or(crate::molang::DEFAULT_OP_BUDGET, |c| {
-            c.emotes.molang_budget_ops
-        });
-    let max_displays = config.map_or(usize::MAX, |c| c.emotes.max_active_display_entities);
+    let molang_budget_ops = config.emotes.molang_budget_ops;
+    let max_displays = config.emotes.max_active_display_entities;
     // Displays spawned through `commands` this tick are not in the query yet.
     let mut in_use = existing_displays.iter().count();
     for request in requests.iter() {
