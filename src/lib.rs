@@ -1,9 +1,27 @@
 //! emoted: a Minecraft 1.20.1 server built for emotes.
 //!
-//! The library is organised as DESIGN.md lays out: files flow one way,
-//! [`format`](mod@format) (validated file types) → [`library`] (the loaded emotes) → the
-//! runtime. This crate currently contains the file layer and the library
-//! loader; see the README for the state of each part.
+//! Files flow one way: [`format`](mod@format) (schema 4 Animations and
+//! Sequences, validated) → [`library`] (the loaded, compiled emotes) →
+//! [`playback`] (what each playback does this tick, pure) → [`server`] (the
+//! valence glue: display entities, players, commands). [`anim`] and
+//! [`molang`] are the math and the expression language underneath; none of
+//! `anim`, `molang` or `playback` names valence.
+//!
+//! The server is a set of bevy plugins, [`EmotePlugins`], that any valence
+//! 1.20.1 app can add; `emoted serve` is one such app.
+//!
+//! ```no_run
+//! use valence::prelude::*;
+//!
+//! let mut app = App::new();
+//! app.insert_resource(emoted::server::EmoteFolders {
+//!     roots: vec!["emotes".into()],
+//! })
+//! .add_plugins(DefaultPlugins)
+//! .add_plugins(emoted::EmotePlugins);
+//! emoted::server::run_schedules_on_one_thread(&mut app);
+//! app.run();
+//! ```
 #![deny(rustdoc::broken_intra_doc_links)]
 #![warn(
     missing_docs,
@@ -19,3 +37,5 @@ pub mod library;
 pub mod molang;
 pub mod playback;
 pub mod server;
+
+pub use server::EmotePlugins;

@@ -270,11 +270,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     }
     app.insert_resource(config)
         .insert_resource(emoted::server::reload::ConfigPath(config_path))
-        .add_plugins((
-            emoted::server::EmoteServerPlugins,
-            emoted::server::reload::EmoteReloadPlugin,
-            emoted::server::tick_stats::TickStatsPlugin,
-        ));
+        .add_plugins(emoted::EmotePlugins);
     // After DefaultPlugins, whose LogPlugin sets up the log.
     for warning in warnings {
         tracing::warn!("{warning}");

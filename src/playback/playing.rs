@@ -275,7 +275,7 @@ impl Playing {
     /// same poses), and each rig node's updates are planned over it, in the
     /// emote frame with `roots` applied. A `server_sync` cycle is sampled
     /// as if the wall clock moved one tick per server tick; when it does
-    /// not, the server drops the plan ([`send_pose`]).
+    /// not, the server drops the plan (`send_pose` in the server).
     pub fn plan_cycle(
         &self,
         roots: &SpaceRoots,

@@ -55,11 +55,11 @@ use valence::protocol::{VarInt, WritePacket};
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
 use crate::server::config::{CommandsSection, Config};
+use crate::server::emote_library::EmoteLibrary;
 use crate::server::events::{EndReason, PlayEmoteRequest, ReloadRequest, StopEmoteRequest};
 use crate::server::permissions::{
     PlayerIdentity, PlayerPermissions, EMOTE_DEFAULT, EMOTE_MANAGE, GAMEMODE, TELEPORT,
 };
-use crate::server::EmoteLibrary;
 
 /// Emotes per page of `/emote list`.
 pub const LIST_PAGE_SIZE: usize = 10;

@@ -49,10 +49,11 @@ use crate::format::settings::PlaybackMode;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
 use crate::playback::StepRng;
+use crate::server::app::EmotePlugins;
 use crate::server::config::Config;
 use crate::server::emote::{DisplayUpdatePolicy, SimulatedWallClock};
+use crate::server::emote_library::EmoteFolders;
 use crate::server::events::{EmoteDisplay, PlayEmoteRequest};
-use crate::server::{EmoteFolders, EmoteServerPlugins};
 
 /// Ticks over which the playbacks start, before measuring.
 pub const WARMUP_TICKS: u32 = 60;
@@ -294,7 +295,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.min(sorted.len() - 1)]
 }
 
-/// The server as `emoted serve` builds it ([`EmoteServerPlugins`], every
+/// The server as `emoted serve` builds it ([`EmotePlugins`], every
 /// schedule on one thread), without the network, the file watcher and tick
 /// statistics: clients join with [`join_counting_client`]. Keep-alives are
 /// off, as no client answers them, and `server_sync` follows the tick
@@ -310,8 +311,13 @@ pub fn headless_app(emote_roots: &[PathBuf], policy: DisplayUpdatePolicy) -> App
     .insert_resource(policy)
     .insert_resource(SimulatedWallClock { start_tick: 0 })
     .add_plugins(DefaultPlugins.build().disable::<NetworkPlugin>())
-    .add_plugins(EmoteServerPlugins);
-    crate::server::run_schedules_on_one_thread(&mut app);
+    .add_plugins(
+        EmotePlugins
+            .build()
+            .disable::<crate::server::reload::EmoteReloadPlugin>()
+            .disable::<crate::server::tick_stats::TickStatsPlugin>(),
+    );
+    crate::server::app::run_schedules_on_one_thread(&mut app);
     // Startup: the world and the library.
     app.update();
     app

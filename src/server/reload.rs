@@ -39,8 +39,8 @@ use valence::prelude::*;
 use crate::library::Library;
 use crate::server::config::Config;
 use crate::server::emote::ActiveEmote;
+use crate::server::emote_library::{EmoteFolders, EmoteLibrary};
 use crate::server::events::{EndReason, ReloadRequest, StopEmoteRequest};
-use crate::server::{EmoteFolders, EmoteLibrary};
 
 /// How often the watcher looks at the files.
 pub const WATCH_INTERVAL: Duration = Duration::from_millis(500);

@@ -3,7 +3,7 @@
 //!
 //! The client interpolates a display's transformation by itself: translation
 //! and scale are lerped, the left and right rotations are each slerped on the
-//! shortest arc ([`DisplayTransform::interpolate`]), from the transform it
+//! shortest arc ([`DisplayTransform::interpolate`](crate::anim::DisplayTransform::interpolate)), from the transform it
 //! shows when an update arrives to the update's, over
 //! `interpolation_duration` ticks. Where a stretch of motion is close enough
 //! to that, one update with the stretch's length replaces one per tick.
@@ -48,7 +48,7 @@
 //!   affine in `c`, so the corners bound every point of the cube;
 //! - **rotation**: the angle between the two rotations is at most
 //!   `rotation_degrees`. A matrix's rotation is `R_left · R_right` from
-//!   [`DisplayTransform::from_matrix`], which is the orthogonal polar factor
+//!   [`DisplayTransform::from_matrix`](crate::anim::DisplayTransform::from_matrix), which is the orthogonal polar factor
 //!   of its 3×3 part when that is invertible with a positive determinant (so
 //!   it does not depend on how the decomposition split it). The rotation is
 //!   not compared when either matrix has a scale below [`MIN_ROTATED_SCALE`]

@@ -97,7 +97,7 @@ pub fn metadata_bytes(
 }
 
 /// The update to send at `tick`, if any (`updates` sorted by send tick, at
-/// most one per tick, as [`plan`] makes them).
+/// most one per tick, as [`plan`](super::plan) makes them).
 pub fn update_at(updates: &[DisplayUpdate], tick: u32) -> Option<&DisplayUpdate> {
     updates
         .binary_search_by_key(&tick, |u| u.send_tick)

@@ -30,8 +30,8 @@ use valence::prelude::*;
 
 use super::parse::{parse_event_command, ParsedCommand};
 use super::words::CommandError;
+use crate::server::emote_library::EmoteFolders;
 use crate::server::events::ReloadRequest;
-use crate::server::EmoteFolders;
 
 /// Folders are searched this deep for datapacks.
 const MAX_SEARCH_DEPTH: usize = 8;

@@ -47,8 +47,8 @@ use super::start::*;
 use crate::format::EmoteFile;
 use crate::playback::partner::*;
 use crate::playback::playing::*;
+use crate::server::emote_library::EmoteLibrary;
 use crate::server::events::{EmoteCommandEvent, EndReason, PlayEmoteRequest, StopEmoteRequest};
-use crate::server::EmoteLibrary;
 
 /// Line of sight between two eyes in `layer`: no opaque block on the way.
 pub(super) fn clear_sight(layer: Option<&ChunkLayer>, from: DVec3, to: DVec3) -> bool {

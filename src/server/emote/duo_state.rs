@@ -9,7 +9,7 @@ use valence::prelude::*;
 
 use crate::format::sequence::Step;
 
-/// Two-player state of a playback (on the initiator's [`ActiveEmote`]).
+/// Two-player state of a playback (on the initiator's [`ActiveEmote`](super::ActiveEmote)).
 #[derive(Clone, Debug)]
 pub struct Duo {
     pub(super) participants: Participants,
@@ -73,12 +73,12 @@ impl Duo {
 /// On the partner of a matched two-player playback.
 #[derive(Component, Clone, Copy, Debug)]
 pub struct EmotePartner {
-    /// The initiator, whose [`ActiveEmote`] plays for both.
+    /// The initiator, whose [`ActiveEmote`](super::ActiveEmote) plays for both.
     pub initiator: Entity,
     pub(super) restore_layer: Option<Entity>,
 }
 
-/// Play requests taken by [`join_offers`] this tick (the playback start
+/// Play requests taken by [`join_offers`](super::duo::join_offers) this tick (the playback start
 /// skips them).
 #[derive(Resource, Default, Debug)]
 pub struct JoinedThisTick(pub HashSet<Entity>);

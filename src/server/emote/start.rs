@@ -18,10 +18,10 @@ use crate::format::{EmoteFile, EmoteId};
 use crate::playback::playing::*;
 use crate::playback::sequence::{self, Segment, StepRng};
 use crate::playback::YawFollower;
+use crate::server::emote_library::EmoteLibrary;
 use crate::server::events::{
     EmoteCommandEvent, EmoteDisplay, EmoteEndedEvent, EndReason, PlayEmoteRequest,
 };
-use crate::server::EmoteLibrary;
 
 /// Why a play request was refused, as the player reads it.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
