@@ -60,6 +60,8 @@ use crate::server::events::{EndReason, PlayEmoteRequest, ReloadRequest, StopEmot
 use crate::server::permissions::{
     PlayerIdentity, PlayerPermissions, EMOTE_DEFAULT, EMOTE_MANAGE, GAMEMODE, TELEPORT,
 };
+use crate::server::syntax::parse_plain_number;
+pub use crate::server::syntax::{game_mode_name, parse_game_mode};
 
 /// Emotes per page of `/emote list`.
 pub const LIST_PAGE_SIZE: usize = 10;
@@ -343,28 +345,6 @@ fn parse_gamemode(args: &[&str]) -> Result<Command, CommandError> {
     Ok(Command::GameMode { mode, target })
 }
 
-/// A game mode by its vanilla name (any ASCII case).
-pub fn parse_game_mode(name: &str) -> Option<GameMode> {
-    [
-        GameMode::Survival,
-        GameMode::Creative,
-        GameMode::Adventure,
-        GameMode::Spectator,
-    ]
-    .into_iter()
-    .find(|m| game_mode_name(*m).eq_ignore_ascii_case(name))
-}
-
-/// The vanilla name of a game mode.
-pub fn game_mode_name(mode: GameMode) -> &'static str {
-    match mode {
-        GameMode::Survival => "survival",
-        GameMode::Creative => "creative",
-        GameMode::Adventure => "adventure",
-        GameMode::Spectator => "spectator",
-    }
-}
-
 fn parse_teleport(args: &[&str]) -> Result<TeleportCommand, CommandError> {
     let owned = |s: &&str| (*s).to_owned();
     match args {
@@ -421,17 +401,8 @@ pub fn parse_coordinate(word: &str, centre: bool) -> Result<Coordinate, CommandE
     let bad = || CommandError::BadCoordinate {
         found: word.to_owned(),
     };
-    let number = |text: &str| -> Result<f64, CommandError> {
-        // Only plain decimal numbers: no `inf`, `NaN` or exponents.
-        let plain = !text.is_empty()
-            && text
-                .bytes()
-                .all(|b| b.is_ascii_digit() || b"+-.".contains(&b));
-        match text.parse::<f64>() {
-            Ok(v) if plain && v.is_finite() => Ok(v),
-            _ => Err(bad()),
-        }
-    };
+    // Only plain decimal numbers: no `inf`, `NaN` or exponents.
+    let number = |text: &str| parse_plain_number(text).ok_or_else(bad);
     if let Some(offset) = word.strip_prefix('~') {
         let offset = if offset.is_empty() {
             0.0

@@ -18,6 +18,7 @@ pub mod loadtest;
 pub mod permissions;
 pub mod reload;
 pub mod selector;
+pub mod syntax;
 pub mod tick_stats;
 pub mod world;
 

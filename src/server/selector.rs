@@ -645,15 +645,9 @@ pub fn parse_range(text: &str) -> Option<DistanceRange> {
     }
 }
 
-/// A vanilla game mode name.
+/// A vanilla game mode name, in any ASCII case (see [`crate::server::syntax`]).
 pub fn game_mode(name: &str) -> Option<GameMode> {
-    match name {
-        "survival" => Some(GameMode::Survival),
-        "creative" => Some(GameMode::Creative),
-        "adventure" => Some(GameMode::Adventure),
-        "spectator" => Some(GameMode::Spectator),
-        _ => None,
-    }
+    crate::server::syntax::parse_game_mode(name)
 }
 
 /// The entity type called `name` (`player`, `minecraft:item_display`…).

@@ -3,6 +3,8 @@
 
 use valence::prelude::*;
 
+use crate::server::syntax::parse_plain_number;
+
 /// One coordinate of a world position.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WorldCoord {
@@ -115,10 +117,7 @@ pub(super) fn parse_coordinates(words: [&str; 3]) -> Result<Coordinates, CoordEr
         if s.is_empty() {
             return Ok(0.0);
         }
-        s.parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite())
-            .ok_or_else(|| CoordError::Bad(w.to_owned()))
+        parse_plain_number(s).ok_or_else(|| CoordError::Bad(w.to_owned()))
     };
     let local = words.iter().filter(|w| w.starts_with('^')).count();
     if local == 3 {
@@ -146,22 +145,14 @@ pub(super) fn parse_world_coord(w: &str, center: bool) -> Result<WorldCoord, Coo
         let value = if offset.is_empty() {
             0.0
         } else {
-            offset
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| CoordError::Bad(w.to_owned()))?
+            parse_plain_number(offset).ok_or_else(|| CoordError::Bad(w.to_owned()))?
         };
         return Ok(WorldCoord {
             value,
             relative: true,
         });
     }
-    let mut value = w
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite())
-        .ok_or_else(|| CoordError::Bad(w.to_owned()))?;
+    let mut value = parse_plain_number(w).ok_or_else(|| CoordError::Bad(w.to_owned()))?;
     if center && !w.contains('.') {
         value += 0.5;
     }
