@@ -1,0 +1,81 @@
+//! Commands: `/emote` (alias `/e`), `/gamemode` and `/tp` (alias
+//! `/teleport`): the command tree the client uses for suggestions, the
+//! server-side parser, permission checks, per-player rate limits, and the
+//! answers to tab completion.
+//!
+//! valence 0.2.0-alpha.1 has no command framework, so the tree is sent on
+//! join (`CommandTreeS2c`, again when the player's permissions change),
+//! commands arrive as `CommandExecutionC2s`, and the argument nodes use
+//! `ask_server` suggestions that are answered from the emote library and the
+//! player list (`RequestCommandCompletionsC2s` → `CommandSuggestionsS2c`).
+//!
+//! Who may run what comes from [`crate::server::permissions`], resolved
+//! from the live [`Config`](crate::server::config::Config) for every command (a hot reload applies at
+//! once):
+//!
+//! | command | needs |
+//! |---|---|
+//! | `/emote play <id>` | what [`PlayerPermissions::may_play`](crate::server::permissions::PlayerPermissions::may_play) says |
+//! | `/emote stop` | `emote.default` |
+//! | `/emote list`, `/emote info <id>` | nothing (the list shows what you may play) |
+//! | `/emote play <id> <player>`, `/emote stop <player>`, `/emote reload` | `emote.manage` |
+//! | `/gamemode <mode> [player]` | `minecraft.command.gamemode` |
+//! | `/tp ...` | `minecraft.command.teleport` |
+//!
+//! Operators (level 2 and up, as vanilla requires for `/gamemode` and
+//! `/tp`) hold every node. The admin commands have their own nodes rather
+//! than `emote.manage` so that an emote moderator need not be able to fly.
+//!
+//! Every command and every completion request first spends from the
+//! player's rate limit (`[commands]` in the configuration, governor's GCRA):
+//! a command over the limit is refused with "Slow down", a completion
+//! request over it is dropped.
+
+mod parse;
+mod rate;
+mod run;
+mod suggest;
+#[cfg(test)]
+mod tests;
+mod tree;
+
+use valence::prelude::*;
+
+use self::rate::*;
+use self::run::*;
+use self::suggest::*;
+use self::tree::*;
+use crate::server::events::ReloadRequest;
+pub use crate::server::syntax::{game_mode_name, parse_game_mode};
+
+pub use parse::{
+    parse_command, parse_coordinate, Command, CommandError, Coordinate, EmoteCommand,
+    TeleportCommand,
+};
+pub use rate::{slow_down_message, Bucket, CommandRateLimits, RateLimit};
+pub use run::{LIST_PAGE_SIZE, MANAGE_OP_LEVEL, MAX_HORIZONTAL, MAX_VERTICAL};
+pub use suggest::suggest;
+pub use tree::{ListedOperator, SentCommandTree, LISTED_OPERATOR_LEVEL};
+
+/// Sends the command tree, runs commands and answers tab completion.
+pub struct EmoteCommandsPlugin;
+
+impl Plugin for EmoteCommandsPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<CommandRateLimits>()
+            // Registered by the reload plugin too; here so commands work without it.
+            .add_event::<ReloadRequest>()
+            .add_systems(
+                Update,
+                (
+                    apply_operator_list,
+                    send_command_trees,
+                    handle_commands,
+                    answer_completions,
+                    forget_rate_limits_of_leavers,
+                )
+                    .chain()
+                    .before(crate::server::events::EmotePlaybackSet),
+            );
+    }
+}

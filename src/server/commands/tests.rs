@@ -1,0 +1,349 @@
+//! The command parser, tree, rate limits and suggestions, without a server.
+
+use std::path::PathBuf;
+
+use governor::clock::FakeRelativeClock;
+
+use super::parse::*;
+use super::rate::*;
+use super::run;
+use super::run::*;
+use super::suggest::*;
+use super::tree::*;
+use std::time::Duration;
+
+use valence::prelude::*;
+
+use crate::library::Library;
+use crate::server::config::CommandsSection;
+use crate::server::permissions::{PlayerIdentity, PlayerPermissions};
+pub(super) use crate::server::syntax::{game_mode_name, parse_game_mode};
+
+/// A player known by name only (UUID nil), for the name-list rules.
+fn named(name: &str) -> PlayerIdentity<'_> {
+    PlayerIdentity {
+        name,
+        uuid: Uuid::nil(),
+    }
+}
+use crate::server::config::PermissionsSection;
+
+fn emote(line: &str) -> Result<EmoteCommand, CommandError> {
+    match parse_command(line)? {
+        Command::Emote(c) => Ok(c),
+        other => panic!("{line}: not an emote command: {other:?}"),
+    }
+}
+
+#[test]
+fn parses_every_emote_subcommand() {
+    assert_eq!(
+        emote("emote play example:wave"),
+        Ok(EmoteCommand::Play {
+            id: "example:wave".into(),
+            target: None
+        })
+    );
+    assert_eq!(
+        emote("e play example:wave Steve"),
+        Ok(EmoteCommand::Play {
+            id: "example:wave".into(),
+            target: Some("Steve".into())
+        })
+    );
+    assert_eq!(emote("emote stop"), Ok(EmoteCommand::Stop { target: None }));
+    assert_eq!(emote("emote list"), Ok(EmoteCommand::List { page: 1 }));
+    assert_eq!(emote("emote list 3"), Ok(EmoteCommand::List { page: 3 }));
+    assert_eq!(
+        emote("emote info a:b"),
+        Ok(EmoteCommand::Info { id: "a:b".into() })
+    );
+    assert_eq!(emote("emote reload"), Ok(EmoteCommand::Reload));
+}
+
+#[test]
+fn parses_gamemode() {
+    assert_eq!(
+        parse_command("gamemode creative"),
+        Ok(Command::GameMode {
+            mode: GameMode::Creative,
+            target: None
+        })
+    );
+    assert_eq!(
+        parse_command("gamemode Spectator Alex"),
+        Ok(Command::GameMode {
+            mode: GameMode::Spectator,
+            target: Some("Alex".into())
+        })
+    );
+    for mode in [
+        GameMode::Survival,
+        GameMode::Creative,
+        GameMode::Adventure,
+        GameMode::Spectator,
+    ] {
+        assert_eq!(parse_game_mode(game_mode_name(mode)), Some(mode));
+    }
+}
+
+#[test]
+fn parses_teleport() {
+    use Coordinate::{Absolute, Relative};
+    assert_eq!(
+        parse_command("tp 3 65 3"),
+        Ok(Command::Teleport(TeleportCommand::ToPosition {
+            target: None,
+            position: [Absolute(3.5), Absolute(65.0), Absolute(3.5)]
+        })),
+        "whole x and z point at the block centre, y stays"
+    );
+    assert_eq!(
+        parse_command("teleport Alex ~ ~2.5 -0.25"),
+        Ok(Command::Teleport(TeleportCommand::ToPosition {
+            target: Some("Alex".into()),
+            position: [Relative(0.0), Relative(2.5), Absolute(-0.25)]
+        }))
+    );
+    assert_eq!(
+        parse_command("tp ~-1 ~ ~+1"),
+        Ok(Command::Teleport(TeleportCommand::ToPosition {
+            target: None,
+            position: [Relative(-1.0), Relative(0.0), Relative(1.0)]
+        }))
+    );
+    assert_eq!(
+        parse_command("tp Alex"),
+        Ok(Command::Teleport(TeleportCommand::ToPlayer {
+            target: None,
+            destination: "Alex".into()
+        }))
+    );
+    assert_eq!(
+        parse_command("tp Alex Steve"),
+        Ok(Command::Teleport(TeleportCommand::ToPlayer {
+            target: Some("Alex".into()),
+            destination: "Steve".into()
+        }))
+    );
+    assert_eq!(Relative(2.0).resolve(64.0), 66.0);
+    assert_eq!(Absolute(2.0).resolve(64.0), 2.0);
+}
+
+#[test]
+fn malformed_commands_say_what_is_wrong() {
+    for (line, needle) in [
+        ("", "Type a command"),
+        ("   ", "Type a command"),
+        ("fly", "Unknown command `/fly`"),
+        ("emote", "Usage: /emote"),
+        ("emote dance", "Unknown subcommand `dance`"),
+        ("emote play", "Missing emote id"),
+        ("emote play a:b c d", "Too many arguments"),
+        ("emote stop a b", "Too many arguments"),
+        ("emote list zero", "not a page number"),
+        ("emote list 0", "not a page number"),
+        ("emote list -1", "not a page number"),
+        ("emote list 99999999999999999999999", "not a page number"),
+        ("emote list 1 2", "Too many arguments"),
+        ("emote info", "Missing emote id"),
+        ("emote info a:b c", "Too many arguments"),
+        ("emote reload now", "Too many arguments"),
+        ("gamemode", "Missing game mode"),
+        ("gamemode flying", "`flying` is not a game mode"),
+        ("gamemode 1", "`1` is not a game mode"),
+        ("gamemode creative Alex Steve", "Too many arguments"),
+        ("tp", "Missing destination"),
+        ("tp 3 65", "Missing z coordinate"),
+        ("tp ~ ~", "Missing z coordinate"),
+        ("tp 1 2 x", "`x` is not a coordinate"),
+        ("tp 1 2 3 4 5", "Too many arguments"),
+        ("tp Alex 1 2 3 4", "Too many arguments"),
+        ("tp NaN 1 2", "`NaN` is not a coordinate"),
+        ("tp inf 1 2", "`inf` is not a coordinate"),
+        ("tp 1e400 1 2", "`1e400` is not a coordinate"),
+        ("tp 1 ~x 2", "`~x` is not a coordinate"),
+        ("tp 1 ~~ 2", "`~~` is not a coordinate"),
+        ("tp 1 - 2", "`-` is not a coordinate"),
+        ("tp 1.2.3 1 2", "`1.2.3` is not a coordinate"),
+        ("tp ^ ^ ^1", "Local coordinates"),
+        ("tp Alex 1 2 ^", "Local coordinates"),
+    ] {
+        let err = parse_command(line).expect_err(line).to_string();
+        assert!(err.contains(needle), "{line:?}: {err}");
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn parsing_never_panics(line in "\\PC{0,64}") {
+        let _ = parse_command(&line);
+    }
+
+    #[test]
+    fn teleport_parsing_never_panics(
+        words in proptest::collection::vec("[~^0-9.+eE-]{0,6}|[a-z]{1,4}", 0..6)
+    ) {
+        let _ = parse_command(&format!("tp {}", words.join(" ")));
+    }
+}
+
+#[test]
+fn rate_limits_allow_a_burst_then_the_rate() {
+    let clock = FakeRelativeClock::default();
+    let limit = RateLimit {
+        per_second: 5.0,
+        burst: 3,
+    };
+    let bucket = Bucket::new(limit, clock.clone());
+    for i in 0..3 {
+        assert_eq!(bucket.take(), Ok(()), "burst token {i}");
+    }
+    let wait = bucket.take().expect_err("the burst is spent");
+    assert!(
+        wait > Duration::ZERO && wait <= Duration::from_millis(200),
+        "{wait:?}"
+    );
+    clock.advance(Duration::from_millis(200));
+    assert_eq!(bucket.take(), Ok(()), "one token per 200 ms");
+    assert!(bucket.take().is_err());
+    clock.advance(Duration::from_secs(10));
+    for _ in 0..3 {
+        assert_eq!(bucket.take(), Ok(()), "the bucket refills to the burst");
+    }
+    assert!(bucket.take().is_err(), "but no further");
+
+    let message = slow_down_message(limit, wait);
+    assert!(message.starts_with("Slow down:"), "{message}");
+}
+
+#[test]
+fn a_zero_rate_means_no_limit() {
+    let bucket = Bucket::new(
+        RateLimit {
+            per_second: 0.0,
+            burst: 1,
+        },
+        FakeRelativeClock::default(),
+    );
+    for _ in 0..1000 {
+        assert_eq!(bucket.take(), Ok(()));
+    }
+}
+
+#[test]
+fn the_configured_limits_are_used_and_replaced_on_reload() {
+    let mut limits = CommandRateLimits::default();
+    let player = Entity::from_raw(7);
+    let mut section = CommandsSection {
+        burst: 2,
+        ..CommandsSection::default()
+    };
+    let buckets = limits.buckets(player, &section);
+    assert!(buckets.commands.take().is_ok() && buckets.commands.take().is_ok());
+    assert!(buckets.commands.take().is_err());
+    assert!(buckets.completions.take().is_ok(), "a separate bucket");
+    section.burst = 4;
+    let buckets = limits.buckets(player, &section);
+    assert_eq!(buckets.commands.limit().burst, 4);
+    assert!(
+        buckets.commands.take().is_ok(),
+        "a new limit, a full bucket"
+    );
+}
+
+fn bundled_library() -> Library {
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes"));
+    Library::load(&[root]).library
+}
+
+#[test]
+fn suggestions_complete_the_last_word() {
+    let rules = PermissionsSection::default();
+    let player = PlayerPermissions::resolve(&rules, named("Steve"), 0);
+    let op = PlayerPermissions::resolve(&rules, named("Admin"), 2);
+    let library = Library::default();
+    let (start, m) = suggest("/emote pl", &library, &[], &player);
+    assert_eq!((start, m), (7, vec!["play".to_owned()]));
+    let (start, m) = suggest("/emote ", &library, &[], &player);
+    assert_eq!(start, 7);
+    assert_eq!(m.len(), 5);
+    let (_, m) = suggest("/emote play x:y ", &library, &["Alex"], &player);
+    assert!(m.is_empty(), "players are only suggested to managers");
+    let (start, m) = suggest("/emote play x:y A", &library, &["Alex", "Bob"], &op);
+    assert_eq!((start, m), (16, vec!["Alex".to_owned()]));
+    let (_, m) = suggest("/gamemode creative ", &library, &["Alex"], &player);
+    assert!(m.is_empty(), "no /gamemode for players");
+    let (_, m) = suggest("/gamemode creative ", &library, &["Alex"], &op);
+    assert_eq!(m, ["Alex"]);
+    let (_, m) = suggest("/tp B", &library, &["Alex", "Bob"], &op);
+    assert_eq!(m, ["Bob"]);
+    let (_, m) = suggest("/tp ~ ", &library, &["Alex"], &op);
+    assert!(m.is_empty(), "after a coordinate come coordinates");
+    let (_, m) = suggest("/tp Alex ", &library, &["Alex", "Bob"], &op);
+    assert_eq!(m.len(), 2);
+    let (_, m) = suggest("/tp ", &library, &["Alex"], &player);
+    assert!(m.is_empty());
+}
+
+#[test]
+fn suggestions_and_the_list_only_offer_what_the_player_may_play() {
+    let library = bundled_library();
+    assert!(library.get("example:guitar").is_some(), "bundled emotes");
+    let rules: PermissionsSection = toml::from_str(
+        r#"
+        [groups.vip]
+        players = ["Vip"]
+        nodes = ["emote.play.vip"]
+        [[emote_groups]]
+        emotes = ["example:gui*"]
+        node = "emote.play.vip"
+        "#,
+    )
+    .expect("rules");
+    let steve = PlayerPermissions::resolve(&rules, named("Steve"), 0);
+    let vip = PlayerPermissions::resolve(&rules, named("Vip"), 0);
+    let op = PlayerPermissions::resolve(&rules, named("Admin"), 2);
+
+    let (_, m) = suggest("/emote play ", &library, &[], &steve);
+    assert!(!m.iter().any(|id| id == "example:guitar"), "{m:?}");
+    assert!(
+        !m.iter().any(|id| id == "example:sit_down"),
+        "non-standalone"
+    );
+    assert!(m.iter().any(|id| id == "example:heart"), "{m:?}");
+    let (_, m) = suggest("/emote play example:gu", &library, &[], &vip);
+    assert_eq!(m, ["example:guitar"]);
+    let (_, m) = suggest("/emote play ", &library, &[], &op);
+    assert_eq!(m.len(), library.len(), "operators may play everything");
+
+    let list = |perms: &PlayerPermissions| {
+        (1..=5)
+            .map(|page| list_page(&library, page, perms).to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(!list(&steve).contains("example:guitar"));
+    assert!(list(&vip).contains("example:guitar"));
+    assert!(list(&op).contains("example:sit_down"));
+    let guitar = run::info(&library, "example:guitar", &steve).to_string();
+    assert!(guitar.contains("emote.play.vip"), "{guitar}");
+}
+
+#[test]
+fn the_tree_encodes_with_and_without_admin_commands() {
+    use valence::protocol::Encode;
+    let mut sizes = Vec::new();
+    for (gamemode, teleport) in [(false, false), (true, false), (true, true)] {
+        let tree = command_tree(SentCommandTree { gamemode, teleport });
+        for node in &tree.commands {
+            for child in &node.children {
+                assert!((child.0 as usize) < tree.commands.len());
+            }
+        }
+        let mut buf = Vec::new();
+        tree.encode(&mut buf).expect("encodes");
+        sizes.push(buf.len());
+    }
+    assert!(sizes[0] > 20 && sizes[0] < sizes[1] && sizes[1] < sizes[2]);
+}
