@@ -665,11 +665,7 @@ pub fn parse_position(text: &str) -> Result<(PositionFrame, Vec3), String> {
         Some('^') => PositionFrame::Local,
         _ => return Err(err()),
     };
-    let prefix = if frame == PositionFrame::Relative {
-        '~'
-    } else {
-        '^'
-    };
+    let prefix = tokens[0].chars().next().unwrap_or('~');
     let mut out = [0.0f32; 3];
     for (i, token) in tokens.iter().enumerate() {
         let rest = token.strip_prefix(prefix).ok_or_else(err)?;

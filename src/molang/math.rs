@@ -37,6 +37,15 @@ impl MolangRng {
     pub fn next_unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
+
+    /// A number in `0..bound` (a `bound` of 0 counts as 1), from 32 random
+    /// bits by Lemire's multiply-shift: no modulo, and a bias below
+    /// `bound / 2^32`, nothing for the small bounds it serves (Sequence
+    /// step weights, `@r`, `sort=random`). The one generator behind Molang,
+    /// Sequence step choice and selectors.
+    pub fn below(&mut self, bound: u32) -> u32 {
+        ((u64::from(self.next_u64() as u32) * u64::from(bound.max(1))) >> 32) as u32
+    }
 }
 
 /// One-argument functions.

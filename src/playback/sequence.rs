@@ -44,10 +44,9 @@ impl StepRng {
         self.0.next_u64()
     }
 
-    /// A uniform number in `0..bound` (`bound` ≥ 1), without modulo bias
-    /// worth speaking of for the small bounds used here (Lemire's method).
+    /// A uniform number in `0..bound` (`bound` ≥ 1): [`MolangRng::below`].
     pub fn below(&mut self, bound: u32) -> u32 {
-        ((u64::from(self.next_u64() as u32) * u64::from(bound.max(1))) >> 32) as u32
+        self.0.below(bound)
     }
 }
 
