@@ -1,0 +1,124 @@
+//! Installing the npm test client once per machine (`npm ci`), under a lock.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::thread;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::*;
+
+// ------------------------------------------------------------------ npm install
+
+/// Makes sure `tests/client/node_modules` matches `package-lock.json`,
+/// running `npm ci` at most once per test process. Panics with npm's output
+/// when it fails.
+pub fn ensure_client_installed() {
+    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+    if let Err(e) = INSTALLED.get_or_init(install_client) {
+        panic!("could not install the test client (tests/client): {e}");
+    }
+}
+
+/// The copy of package-lock.json written after a successful install; when it
+/// equals the real one, node_modules is up to date.
+fn install_marker() -> PathBuf {
+    client_dir()
+        .join("node_modules")
+        .join(".emoted-installed-lock.json")
+}
+
+fn client_up_to_date() -> bool {
+    let dir = client_dir();
+    let lock = fs::read(dir.join("package-lock.json")).ok();
+    dir.join("node_modules/mineflayer/package.json").is_file()
+        && lock.is_some()
+        && fs::read(install_marker()).ok() == lock
+}
+
+fn install_client() -> Result<(), String> {
+    if client_up_to_date() {
+        return Ok(());
+    }
+    let _lock = InstallLock::acquire(&scratch_dir().join("npm-install.lock"))?;
+    // Another process may have finished the install while we waited.
+    if client_up_to_date() {
+        return Ok(());
+    }
+    let dir = client_dir();
+    let started = Instant::now();
+    let output = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `npm` (is Node.js installed?): {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`npm ci` in {} failed ({}):\n{}\n{}",
+            dir.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let lock = fs::read(dir.join("package-lock.json")).map_err(|e| e.to_string())?;
+    fs::write(install_marker(), lock).map_err(|e| e.to_string())?;
+    eprintln!(
+        "installed the test client with npm ci in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// A lock file created with `create_new`, holding the owner's pid: only one
+/// process holds it. A lock whose process is gone, or older than ten
+/// minutes, is taken to be left over from a killed run.
+struct InstallLock(PathBuf);
+
+impl InstallLock {
+    fn acquire(path: &Path) -> Result<InstallLock, String> {
+        let deadline = Instant::now() + Duration::from_secs(600);
+        loop {
+            match OpenOptions::new().write(true).create_new(true).open(path) {
+                Ok(mut f) => {
+                    let _ = writeln!(f, "{}", std::process::id());
+                    return Ok(InstallLock(path.to_path_buf()));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let too_old = fs::metadata(path)
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| SystemTime::now().duration_since(t).ok())
+                        .is_some_and(|age| age > Duration::from_secs(600));
+                    // On Linux, a lock whose process is gone is stale at once.
+                    let holder_gone = fs::read_to_string(path)
+                        .ok()
+                        .and_then(|s| s.trim().parse::<u32>().ok())
+                        .is_some_and(|pid| {
+                            Path::new("/proc/self").exists()
+                                && !Path::new(&format!("/proc/{pid}")).exists()
+                        });
+                    let stale = too_old || holder_gone;
+                    if stale {
+                        let _ = fs::remove_file(path);
+                        continue;
+                    }
+                    if Instant::now() > deadline {
+                        return Err(format!("timed out waiting for {}", path.display()));
+                    }
+                    thread::sleep(Duration::from_millis(250));
+                }
+                Err(e) => return Err(format!("cannot create {}: {e}", path.display())),
+            }
+        }
+    }
+}
+
+impl Drop for InstallLock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+    }
+}
