@@ -6,113 +6,20 @@
 //! (`set`, `remove`), and lists of [`Case`] / [`Valid`] patches applied to a
 //! fresh copy of the base. A failing entry is reported by name.
 
+mod common;
+
 use emoted::format::node::{Attachment, ItemContent, NodeKind, Space};
 use emoted::format::settings::PlaybackMode;
 use emoted::format::snbt::RUNTIME_OWNED_KEYS;
 use emoted::format::track::{Component, KeyValue, VisibilityValue};
-use emoted::format::{parse_emote_value, AnimationFile, EmoteFile, FileReport, Problem};
+use emoted::format::{parse_emote_value, AnimationFile, EmoteFile};
 use serde_json::{json, Value};
+
+use common::rules::*;
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-fn unescape(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
-}
-
-fn split(pointer: &str) -> (&str, String) {
-    let i = pointer
-        .rfind('/')
-        .unwrap_or_else(|| panic!("test bug: `{pointer}` is not a JSON pointer with a parent"));
-    (&pointer[..i], unescape(&pointer[i + 1..]))
-}
-
-/// Sets the value at `pointer`; the parent must exist. On an array the last
-/// token is an index (replace) or the array length / `-` (append).
-fn set(v: &mut Value, pointer: &str, new: Value) {
-    let (parent, token) = split(pointer);
-    match v.pointer_mut(parent) {
-        Some(Value::Object(map)) => {
-            map.insert(token, new);
-        }
-        Some(Value::Array(items)) => {
-            if token == "-" || token == items.len().to_string() {
-                items.push(new);
-            } else {
-                let i: usize = token.parse().expect("test bug: array index");
-                items[i] = new;
-            }
-        }
-        _ => panic!("test bug: set `{pointer}`: no object or array at `{parent}`"),
-    }
-}
-
-/// Removes the value at `pointer`; it must exist.
-fn remove(v: &mut Value, pointer: &str) {
-    let (parent, token) = split(pointer);
-    let removed = match v.pointer_mut(parent) {
-        Some(Value::Object(map)) => map.remove(&token).is_some(),
-        Some(Value::Array(items)) => {
-            let i: usize = token.parse().expect("test bug: array index");
-            i < items.len() && {
-                items.remove(i);
-                true
-            }
-        }
-        _ => false,
-    };
-    assert!(removed, "test bug: remove `{pointer}`: nothing there");
-}
-
-/// One invalid variant of the base file.
-struct Case {
-    name: &'static str,
-    patch: fn(&mut Value),
-    /// The exact JSON pointer of the expected error.
-    pointer: &'static str,
-    /// A fragment of the message that names the rule.
-    message: &'static str,
-}
-
-/// One valid variant of the base file, with an optional check of what was read.
-struct Valid {
-    name: &'static str,
-    patch: fn(&mut Value),
-    check: fn(&AnimationFile) -> Result<(), String>,
-}
-
-fn no_check(_: &AnimationFile) -> Result<(), String> {
-    Ok(())
-}
-
-fn describe(problems: &[Problem]) -> String {
-    if problems.is_empty() {
-        return "  (no problems)".to_owned();
-    }
-    problems
-        .iter()
-        .map(|p| format!("  {p}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn errors(report: &FileReport) -> Vec<&Problem> {
-    report.problems.iter().filter(|p| p.is_error()).collect()
-}
-
-fn has_error(report: &FileReport, pointer: &str, fragment: &str) -> bool {
-    errors(report)
-        .iter()
-        .any(|p| p.pointer == pointer && p.message.contains(fragment))
-}
-
-fn assert_unique_names<'a>(names: impl Iterator<Item = &'a str>) {
-    let mut seen = std::collections::HashSet::new();
-    for n in names {
-        assert!(seen.insert(n), "test bug: duplicate case name `{n}`");
-    }
-}
 
 fn run_invalid(base: &Value, cases: &[Case]) {
     assert_unique_names(cases.iter().map(|c| c.name));
@@ -156,7 +63,7 @@ fn load(v: &Value) -> Result<AnimationFile, String> {
     }
 }
 
-fn run_valid(base: &Value, variants: &[Valid]) {
+fn run_valid(base: &Value, variants: &[Valid<AnimationFile>]) {
     assert_unique_names(variants.iter().map(|c| c.name));
     let mut failures = Vec::new();
     for variant in variants {
@@ -174,18 +81,6 @@ fn run_valid(base: &Value, variants: &[Valid]) {
         variants.len(),
         failures.join("\n")
     );
-}
-
-fn expect_eq<T: PartialEq + std::fmt::Debug>(
-    what: &str,
-    found: T,
-    expected: T,
-) -> Result<(), String> {
-    if found == expected {
-        Ok(())
-    } else {
-        Err(format!("{what}: expected {expected:?}, found {found:?}"))
-    }
 }
 
 fn transform() -> Value {
@@ -376,7 +271,7 @@ fn the_harness_names_a_failing_case() {
     let wrong_check = vec![Valid {
         name: "deliberately wrong check",
         patch: |_| {},
-        check: |a| expect_eq("duration", a.timeline.duration_ticks, 41),
+        check: |a: &AnimationFile| expect_eq("duration", a.timeline.duration_ticks, 41),
     }];
     assert!(
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_valid(
@@ -2542,7 +2437,7 @@ fn node<'a>(a: &'a AnimationFile, id: &str) -> Result<&'a emoted::format::node::
     a.node(id).ok_or_else(|| format!("node `{id}` missing"))
 }
 
-fn valid_variants() -> Vec<Valid> {
+fn valid_variants() -> Vec<Valid<AnimationFile>> {
     vec![
         // root and metadata
         Valid {

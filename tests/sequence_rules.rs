@@ -4,108 +4,22 @@
 //! `Library::load` / `Library::reload` on temporary folders: references,
 //! node compatibility, skin layouts, duplicate ids and last-good reloads.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use emoted::format::sequence::{Angle, Candidate, EmoteChoice, PositionFrame, SequenceFile, Step};
-use emoted::format::{parse_emote_value, EmoteFile, FileReport, Problem};
+use emoted::format::{parse_emote_value, EmoteFile, Problem};
 use emoted::library::{Library, LoadReport};
 use serde_json::{json, Value};
+
+use common::rules::*;
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-fn unescape(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
-}
-
-fn split(pointer: &str) -> (&str, String) {
-    let i = pointer
-        .rfind('/')
-        .unwrap_or_else(|| panic!("test bug: `{pointer}` is not a JSON pointer with a parent"));
-    (&pointer[..i], unescape(&pointer[i + 1..]))
-}
-
-/// Sets the value at `pointer`; the parent must exist. On an array the last
-/// token is an index (replace) or the array length / `-` (append).
-fn set(v: &mut Value, pointer: &str, new: Value) {
-    let (parent, token) = split(pointer);
-    match v.pointer_mut(parent) {
-        Some(Value::Object(map)) => {
-            map.insert(token, new);
-        }
-        Some(Value::Array(items)) => {
-            if token == "-" || token == items.len().to_string() {
-                items.push(new);
-            } else {
-                let i: usize = token.parse().expect("test bug: array index");
-                items[i] = new;
-            }
-        }
-        _ => panic!("test bug: set `{pointer}`: no object or array at `{parent}`"),
-    }
-}
-
-/// Removes the value at `pointer`; it must exist.
-fn remove(v: &mut Value, pointer: &str) {
-    let (parent, token) = split(pointer);
-    let removed = match v.pointer_mut(parent) {
-        Some(Value::Object(map)) => map.remove(&token).is_some(),
-        Some(Value::Array(items)) => {
-            let i: usize = token.parse().expect("test bug: array index");
-            i < items.len() && {
-                items.remove(i);
-                true
-            }
-        }
-        _ => false,
-    };
-    assert!(removed, "test bug: remove `{pointer}`: nothing there");
-}
-
-struct Case {
-    name: &'static str,
-    patch: fn(&mut Value),
-    pointer: &'static str,
-    message: &'static str,
-}
-
-struct Valid {
-    name: &'static str,
-    patch: fn(&mut Value),
-    check: fn(&SequenceFile) -> Result<(), String>,
-}
-
-fn no_check(_: &SequenceFile) -> Result<(), String> {
-    Ok(())
-}
-
-fn describe(problems: &[Problem]) -> String {
-    if problems.is_empty() {
-        return "  (no problems)".to_owned();
-    }
-    problems
-        .iter()
-        .map(|p| format!("  {p}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn has_error(report: &FileReport, pointer: &str, fragment: &str) -> bool {
-    report
-        .problems
-        .iter()
-        .any(|p| p.is_error() && p.pointer == pointer && p.message.contains(fragment))
-}
-
-fn assert_unique_names<'a>(names: impl Iterator<Item = &'a str>) {
-    let mut seen = std::collections::HashSet::new();
-    for n in names {
-        assert!(seen.insert(n), "test bug: duplicate case name `{n}`");
-    }
-}
 
 fn run_invalid(base: &Value, cases: &[Case]) {
     assert_unique_names(cases.iter().map(|c| c.name));
@@ -143,7 +57,7 @@ fn load(v: &Value) -> Result<SequenceFile, String> {
     }
 }
 
-fn run_valid(base: &Value, variants: &[Valid]) {
+fn run_valid(base: &Value, variants: &[Valid<SequenceFile>]) {
     assert_unique_names(variants.iter().map(|c| c.name));
     let mut failures = Vec::new();
     for variant in variants {
@@ -160,18 +74,6 @@ fn run_valid(base: &Value, variants: &[Valid]) {
         variants.len(),
         failures.join("\n")
     );
-}
-
-fn expect_eq<T: PartialEq + std::fmt::Debug>(
-    what: &str,
-    found: T,
-    expected: T,
-) -> Result<(), String> {
-    if found == expected {
-        Ok(())
-    } else {
-        Err(format!("{what}: expected {expected:?}, found {found:?}"))
-    }
 }
 
 fn player_settings() -> Value {
@@ -1207,7 +1109,7 @@ fn choice(s: &SequenceFile, step: usize) -> Result<&EmoteChoice, String> {
     }
 }
 
-fn linear_valid() -> Vec<Valid> {
+fn linear_valid() -> Vec<Valid<SequenceFile>> {
     vec![
         Valid {
             name: "steps read in order",
@@ -1419,7 +1321,7 @@ fn linear_valid() -> Vec<Valid> {
     ]
 }
 
-fn duo_valid() -> Vec<Valid> {
+fn duo_valid() -> Vec<Valid<SequenceFile>> {
     vec![
         Valid {
             name: "participants read",

@@ -48,6 +48,7 @@ mod install;
 mod ping;
 mod plan;
 mod poses;
+pub mod rules;
 mod server;
 mod temp;
 
