@@ -4,144 +4,66 @@
 //! `elastic` leave `[0, 1]` on purpose (overshoot), and the sampler then
 //! extrapolates the lerp or slerp.
 
-use std::f32::consts::PI;
-
 use crate::format::track::Easing;
-
-const BACK_C1: f32 = 1.70158;
-const BACK_C2: f32 = BACK_C1 * 1.525;
-const BACK_C3: f32 = BACK_C1 + 1.0;
-const ELASTIC_C4: f32 = 2.0 * PI / 3.0;
-const ELASTIC_C5: f32 = 2.0 * PI / 4.5;
+use crate::molang::ease::{ease_unit, Ease, EaseDirection, EaseFamily};
 
 impl Easing {
-    /// The eased fraction for `u` in `[0, 1]` (values outside are clamped).
+    /// The eased fraction for `u` in `[0, 1]` (values outside are clamped),
+    /// computed by the one implementation Molang's `math.ease_*` uses too
+    /// ([`crate::molang::ease`]), in `f32`.
     pub fn apply(self, u: f32) -> f32 {
         let x = u.clamp(0.0, 1.0);
-        match self {
-            Easing::Linear => x,
-            Easing::InSine => 1.0 - (x * PI / 2.0).cos(),
-            Easing::OutSine => (x * PI / 2.0).sin(),
-            Easing::InOutSine => -((PI * x).cos() - 1.0) / 2.0,
-            Easing::InQuad => x * x,
-            Easing::OutQuad => 1.0 - (1.0 - x) * (1.0 - x),
-            Easing::InOutQuad => in_out_power(x, 2),
-            Easing::InCubic => x.powi(3),
-            Easing::OutCubic => 1.0 - (1.0 - x).powi(3),
-            Easing::InOutCubic => in_out_power(x, 3),
-            Easing::InQuart => x.powi(4),
-            Easing::OutQuart => 1.0 - (1.0 - x).powi(4),
-            Easing::InOutQuart => in_out_power(x, 4),
-            Easing::InQuint => x.powi(5),
-            Easing::OutQuint => 1.0 - (1.0 - x).powi(5),
-            Easing::InOutQuint => in_out_power(x, 5),
-            Easing::InExpo => {
-                if x == 0.0 {
-                    0.0
-                } else {
-                    2f32.powf(10.0 * x - 10.0)
-                }
-            }
-            Easing::OutExpo => {
-                if x == 1.0 {
-                    1.0
-                } else {
-                    1.0 - 2f32.powf(-10.0 * x)
-                }
-            }
-            Easing::InOutExpo => {
-                if x == 0.0 || x == 1.0 {
-                    x
-                } else if x < 0.5 {
-                    2f32.powf(20.0 * x - 10.0) / 2.0
-                } else {
-                    (2.0 - 2f32.powf(-20.0 * x + 10.0)) / 2.0
-                }
-            }
-            Easing::InCirc => 1.0 - (1.0 - x * x).max(0.0).sqrt(),
-            Easing::OutCirc => (1.0 - (x - 1.0) * (x - 1.0)).max(0.0).sqrt(),
-            Easing::InOutCirc => {
-                if x < 0.5 {
-                    (1.0 - (1.0 - (2.0 * x).powi(2)).max(0.0).sqrt()) / 2.0
-                } else {
-                    ((1.0 - (-2.0 * x + 2.0).powi(2)).max(0.0).sqrt() + 1.0) / 2.0
-                }
-            }
-            Easing::InBack => BACK_C3 * x.powi(3) - BACK_C1 * x * x,
-            Easing::OutBack => 1.0 + BACK_C3 * (x - 1.0).powi(3) + BACK_C1 * (x - 1.0).powi(2),
-            Easing::InOutBack => {
-                if x < 0.5 {
-                    ((2.0 * x).powi(2) * ((BACK_C2 + 1.0) * 2.0 * x - BACK_C2)) / 2.0
-                } else {
-                    ((2.0 * x - 2.0).powi(2) * ((BACK_C2 + 1.0) * (x * 2.0 - 2.0) + BACK_C2) + 2.0)
-                        / 2.0
-                }
-            }
-            Easing::InElastic => {
-                if x == 0.0 || x == 1.0 {
-                    x
-                } else {
-                    -(2f32.powf(10.0 * x - 10.0)) * ((x * 10.0 - 10.75) * ELASTIC_C4).sin()
-                }
-            }
-            Easing::OutElastic => {
-                if x == 0.0 || x == 1.0 {
-                    x
-                } else {
-                    2f32.powf(-10.0 * x) * ((x * 10.0 - 0.75) * ELASTIC_C4).sin() + 1.0
-                }
-            }
-            Easing::InOutElastic => {
-                if x == 0.0 || x == 1.0 {
-                    x
-                } else if x < 0.5 {
-                    -(2f32.powf(20.0 * x - 10.0) * ((20.0 * x - 11.125) * ELASTIC_C5).sin()) / 2.0
-                } else {
-                    (2f32.powf(-20.0 * x + 10.0) * ((20.0 * x - 11.125) * ELASTIC_C5).sin()) / 2.0
-                        + 1.0
-                }
-            }
-            Easing::InBounce => 1.0 - out_bounce(1.0 - x),
-            Easing::OutBounce => out_bounce(x),
-            Easing::InOutBounce => {
-                if x < 0.5 {
-                    (1.0 - out_bounce(1.0 - 2.0 * x)) / 2.0
-                } else {
-                    (1.0 + out_bounce(2.0 * x - 1.0)) / 2.0
-                }
-            }
+        match self.curve() {
+            Some(ease) => ease_unit(ease, x),
+            None => x,
         }
     }
-}
 
-/// `ease_in_out_*` for the polynomial families: `2^(n-1)·x^n`, mirrored.
-fn in_out_power(x: f32, n: i32) -> f32 {
-    if x < 0.5 {
-        2f32.powi(n - 1) * x.powi(n)
-    } else {
-        1.0 - (-2.0 * x + 2.0).powi(n) / 2.0
-    }
-}
-
-fn out_bounce(x: f32) -> f32 {
-    const N1: f32 = 7.5625;
-    const D1: f32 = 2.75;
-    if x < 1.0 / D1 {
-        N1 * x * x
-    } else if x < 2.0 / D1 {
-        let x = x - 1.5 / D1;
-        N1 * x * x + 0.75
-    } else if x < 2.5 / D1 {
-        let x = x - 2.25 / D1;
-        N1 * x * x + 0.9375
-    } else {
-        let x = x - 2.625 / D1;
-        N1 * x * x + 0.984375
+    /// The family and direction of a Penner easing; `None` for `linear`.
+    pub fn curve(self) -> Option<Ease> {
+        use EaseDirection::{In, InOut, Out};
+        use EaseFamily::*;
+        let (family, direction) = match self {
+            Easing::Linear => return None,
+            Easing::InSine => (Sine, In),
+            Easing::OutSine => (Sine, Out),
+            Easing::InOutSine => (Sine, InOut),
+            Easing::InQuad => (Quad, In),
+            Easing::OutQuad => (Quad, Out),
+            Easing::InOutQuad => (Quad, InOut),
+            Easing::InCubic => (Cubic, In),
+            Easing::OutCubic => (Cubic, Out),
+            Easing::InOutCubic => (Cubic, InOut),
+            Easing::InQuart => (Quart, In),
+            Easing::OutQuart => (Quart, Out),
+            Easing::InOutQuart => (Quart, InOut),
+            Easing::InQuint => (Quint, In),
+            Easing::OutQuint => (Quint, Out),
+            Easing::InOutQuint => (Quint, InOut),
+            Easing::InExpo => (Expo, In),
+            Easing::OutExpo => (Expo, Out),
+            Easing::InOutExpo => (Expo, InOut),
+            Easing::InCirc => (Circ, In),
+            Easing::OutCirc => (Circ, Out),
+            Easing::InOutCirc => (Circ, InOut),
+            Easing::InBack => (Back, In),
+            Easing::OutBack => (Back, Out),
+            Easing::InOutBack => (Back, InOut),
+            Easing::InElastic => (Elastic, In),
+            Easing::OutElastic => (Elastic, Out),
+            Easing::InOutElastic => (Elastic, InOut),
+            Easing::InBounce => (Bounce, In),
+            Easing::OutBounce => (Bounce, Out),
+            Easing::InOutBounce => (Bounce, InOut),
+        };
+        Some(Ease { family, direction })
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::f32::consts::PI;
+
     use super::*;
 
     const EPS: f32 = 1e-5;

@@ -6,6 +6,7 @@
 //! (`math.ln(0)`) gives 0. Overflow (`math.exp(1000)`) stays infinite, and
 //! the caller stops playback on a non-finite result.
 
+use super::ease::{ease_unit, Ease};
 use std::f64::consts::PI;
 
 /// The most dice `math.die_roll*` rolls (like `loop`, so that one call is
@@ -97,40 +98,6 @@ pub(crate) enum Math3 {
     Ease(Ease),
 }
 
-/// A `math.ease_*` curve: a family and a direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Ease {
-    /// The curve family.
-    pub(crate) family: EaseFamily,
-    /// In, out or in-out.
-    pub(crate) direction: EaseDirection,
-}
-
-/// The ten easing families.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-
-pub(crate) enum EaseFamily {
-    Quad,
-    Cubic,
-    Quart,
-    Quint,
-    Sine,
-    Expo,
-    Circ,
-    Bounce,
-    Back,
-    Elastic,
-}
-
-/// Which end of the curve eases.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-
-pub(crate) enum EaseDirection {
-    In,
-    Out,
-    InOut,
-}
-
 /// A `math.` name resolved: a constant or a function of known arity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MathName {
@@ -180,36 +147,9 @@ impl MathName {
             "inverse_lerp" => Three(Math3::InverseLerp),
             "die_roll" => Three(Math3::DieRoll),
             "die_roll_integer" => Three(Math3::DieRollInteger),
-            _ => Three(Math3::Ease(ease_from_name(name)?)),
+            _ => Three(Math3::Ease(Ease::from_name(name)?)),
         })
     }
-}
-
-fn ease_from_name(name: &str) -> Option<Ease> {
-    let rest = name.strip_prefix("ease_")?;
-    let (direction, family) = if let Some(f) = rest.strip_prefix("in_out_") {
-        (EaseDirection::InOut, f)
-    } else if let Some(f) = rest.strip_prefix("in_") {
-        (EaseDirection::In, f)
-    } else if let Some(f) = rest.strip_prefix("out_") {
-        (EaseDirection::Out, f)
-    } else {
-        return None;
-    };
-    let family = match family {
-        "quad" => EaseFamily::Quad,
-        "cubic" => EaseFamily::Cubic,
-        "quart" => EaseFamily::Quart,
-        "quint" => EaseFamily::Quint,
-        "sine" => EaseFamily::Sine,
-        "expo" => EaseFamily::Expo,
-        "circ" => EaseFamily::Circ,
-        "bounce" => EaseFamily::Bounce,
-        "back" => EaseFamily::Back,
-        "elastic" => EaseFamily::Elastic,
-        _ => return None,
-    };
-    Some(Ease { family, direction })
 }
 
 /// NaN (a domain error) becomes 0.
@@ -336,84 +276,4 @@ fn random_integer(a: f64, b: f64, rng: &mut MolangRng) -> f64 {
     }
     let pick = (rng.next_unit() * (hi - lo + 1.0)).floor();
     (lo + pick).min(hi)
-}
-
-/// The standard (Penner / easings.net) curve `ease` at `t`, 0 at t=0 and 1 at t=1.
-/// `t` is not clamped.
-pub(crate) fn ease_unit(ease: Ease, t: f64) -> f64 {
-    match ease.direction {
-        EaseDirection::In => ease_in(ease.family, t),
-        EaseDirection::Out => 1.0 - ease_in(ease.family, 1.0 - t),
-        EaseDirection::InOut if ease.family == EaseFamily::Back => back_in_out(t),
-        EaseDirection::InOut if ease.family == EaseFamily::Elastic => elastic_in_out(t),
-        EaseDirection::InOut => {
-            if t < 0.5 {
-                ease_in(ease.family, 2.0 * t) / 2.0
-            } else {
-                1.0 - ease_in(ease.family, 2.0 - 2.0 * t) / 2.0
-            }
-        }
-    }
-}
-
-/// The "in" curve of each family; "out" and "in-out" are built from it.
-fn ease_in(family: EaseFamily, t: f64) -> f64 {
-    const BACK: f64 = 1.70158;
-    match family {
-        EaseFamily::Quad => t * t,
-        EaseFamily::Cubic => t * t * t,
-        EaseFamily::Quart => t * t * t * t,
-        EaseFamily::Quint => t * t * t * t * t,
-        EaseFamily::Sine => 1.0 - (t * PI / 2.0).cos(),
-        EaseFamily::Expo if t == 0.0 => 0.0,
-        EaseFamily::Expo => 2f64.powf(10.0 * t - 10.0),
-        EaseFamily::Circ => 1.0 - (1.0 - t * t).sqrt(),
-        EaseFamily::Bounce => 1.0 - bounce_out(1.0 - t),
-        EaseFamily::Back => t * t * ((BACK + 1.0) * t - BACK),
-        EaseFamily::Elastic if t == 0.0 || t == 1.0 => t,
-        EaseFamily::Elastic => {
-            -(2f64.powf(10.0 * t - 10.0)) * ((10.0 * t - 10.75) * (2.0 * PI / 3.0)).sin()
-        }
-    }
-}
-
-/// Back in-out overshoots by a larger constant than back in (easings.net).
-fn back_in_out(t: f64) -> f64 {
-    const C2: f64 = 1.70158 * 1.525;
-    if t < 0.5 {
-        let u = 2.0 * t;
-        u * u * ((C2 + 1.0) * u - C2) / 2.0
-    } else {
-        let u = 2.0 * t - 2.0;
-        (u * u * ((C2 + 1.0) * u + C2) + 2.0) / 2.0
-    }
-}
-
-/// Elastic in-out uses a longer period than elastic in (easings.net).
-fn elastic_in_out(t: f64) -> f64 {
-    const C5: f64 = 2.0 * PI / 4.5;
-    if t == 0.0 || t == 1.0 {
-        t
-    } else if t < 0.5 {
-        -(2f64.powf(20.0 * t - 10.0) * ((20.0 * t - 11.125) * C5).sin()) / 2.0
-    } else {
-        2f64.powf(-20.0 * t + 10.0) * ((20.0 * t - 11.125) * C5).sin() / 2.0 + 1.0
-    }
-}
-
-fn bounce_out(t: f64) -> f64 {
-    const N: f64 = 7.5625;
-    const D: f64 = 2.75;
-    if t < 1.0 / D {
-        N * t * t
-    } else if t < 2.0 / D {
-        let t = t - 1.5 / D;
-        N * t * t + 0.75
-    } else if t < 2.5 / D {
-        let t = t - 2.25 / D;
-        N * t * t + 0.9375
-    } else {
-        let t = t - 2.625 / D;
-        N * t * t + 0.984375
-    }
 }

@@ -96,6 +96,7 @@
 mod ast;
 mod budget;
 mod compile;
+pub mod ease;
 mod error;
 mod eval;
 mod lexer;
