@@ -20,6 +20,7 @@ impl Easing {
     }
 
     /// The family and direction of a Penner easing; `None` for `linear`.
+    #[inline]
     pub fn curve(self) -> Option<Ease> {
         use EaseDirection::{In, InOut, Out};
         use EaseFamily::*;

@@ -143,6 +143,7 @@ impl Ease {
 }
 
 /// The curve `ease` at `t`: 0 at `t` = 0 and 1 at `t` = 1.
+#[inline]
 pub fn ease_unit<F: EaseFloat>(ease: Ease, t: F) -> F {
     let one = F::of(1.0);
     let two = F::of(2.0);
@@ -162,6 +163,7 @@ pub fn ease_unit<F: EaseFloat>(ease: Ease, t: F) -> F {
 }
 
 /// The "in" curve of each family; "out" and "in-out" are built from it.
+#[inline]
 fn ease_in<F: EaseFloat>(family: EaseFamily, t: F) -> F {
     let one = F::of(1.0);
     let zero = F::of(0.0);
