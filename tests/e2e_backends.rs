@@ -58,8 +58,8 @@ fn emote() -> serde_json::Value {
     })
 }
 
-/// Where in the wall clock's cycle (in ticks, 0 to 20) each cycle line
-/// arrived.
+/// Where in the wall clock's cycle each cycle line arrived, in ticks from
+/// the nearest cycle boundary.
 fn arrival_phases(run: &BotRun) -> Vec<f64> {
     let clock = run.clock_unix_ms().expect("the client prints its clock") as f64;
     run.events
@@ -68,8 +68,19 @@ fn arrival_phases(run: &BotRun) -> Vec<f64> {
             Event::Chat { t, text, .. } if text.contains("cycle") => Some(*t as f64),
             _ => None,
         })
-        .map(|t| ((clock + t) / TICK_MS) % CYCLE_TICKS as f64)
+        .map(|t| signed_phase(((clock + t) / TICK_MS) % CYCLE_TICKS as f64))
         .collect()
+}
+
+/// A phase as an offset from the nearest cycle boundary, in `(-10, 10]`
+/// ticks, so that lines just before and just after a boundary sort
+/// together.
+fn signed_phase(phase: f64) -> f64 {
+    if phase > CYCLE_TICKS as f64 / 2.0 {
+        phase - CYCLE_TICKS as f64
+    } else {
+        phase
+    }
 }
 
 /// The distance between two phases around the cycle, in ticks.
@@ -137,8 +148,12 @@ fn two_backends_agree_on_a_server_sync_phase() {
             run.username
         );
     }
+    // Each server ticks at its own offset inside the 50 ms slot, so two
+    // servers that agree on the phase fire the same cycle start up to one
+    // tick apart (plus the loopback's latency); a server counting its own
+    // ticks would be about 10 ticks off.
     assert!(
-        around(medians[0], medians[1]) <= 1.0,
+        around(medians[0], medians[1]) <= 1.5,
         "the two backends' cycles start {:.2} ticks apart: {phases:?}",
         around(medians[0], medians[1])
     );
