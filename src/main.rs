@@ -229,29 +229,32 @@ fn serve(args: ServeArgs) -> ExitCode {
         config.emotes.folders = args.emote_roots;
     }
     let warnings = config.startup_warnings();
-    let proxy = match config.server.connection_mode {
-        ConnectionModeSetting::Bungeecord => Some(ProxyMode::BungeeCord),
-        ConnectionModeSetting::Velocity => Some(ProxyMode::Velocity {
-            secret: config.server.velocity_secret.clone(),
-        }),
-        _ => None,
-    };
-    let connection_mode = match config.server.connection_mode {
-        ConnectionModeSetting::Online => ConnectionMode::Online {
-            prevent_proxy_connections: false,
-        },
-        _ => ConnectionMode::Offline,
-    };
     let mut app = App::new();
-    app.insert_resource(NetworkSettings {
+    app.insert_resource(emoted::server::EmoteFolders {
+        roots: config.emotes.folders.clone(),
+    });
+    let network = |connection_mode| NetworkSettings {
         connection_mode,
         address: config.server.address,
         max_players: config.server.max_players,
         ..Default::default()
-    })
-    .insert_resource(emoted::server::EmoteFolders {
-        roots: config.emotes.folders.clone(),
-    });
+    };
+    let proxy = match config.server.connection_mode {
+        ConnectionModeSetting::Offline => {
+            app.insert_resource(network(ConnectionMode::Offline));
+            None
+        }
+        ConnectionModeSetting::Online => {
+            app.insert_resource(network(ConnectionMode::Online {
+                prevent_proxy_connections: false,
+            }));
+            None
+        }
+        ConnectionModeSetting::Bungeecord => Some(ProxyMode::BungeeCord),
+        ConnectionModeSetting::Velocity => Some(ProxyMode::Velocity {
+            secret: config.server.velocity_secret.clone(),
+        }),
+    };
     // The proxy modes use emoted's own listener, which checks the forwarding
     // before valence sees the player (src/server/gateway).
     match proxy {

@@ -159,7 +159,6 @@ impl CompiledAnimation {
         let mut session = Session::new(&self.symbols);
         session.set_op_budget(molang::DEFAULT_OP_BUDGET);
         MolangState {
-            budget_ops: molang::DEFAULT_OP_BUDGET,
             session,
             rng: MolangRng::new(seed),
             queries: QueryContext {
@@ -175,7 +174,7 @@ impl CompiledAnimation {
     /// then `molang.initialize`.
     pub fn begin_cycle(&self, state: &mut MolangState, loop_count: u32) -> Result<(), SampleError> {
         state.session.reset();
-        state.session.set_op_budget(state.budget_ops);
+        state.session.refill_ops();
         state.queries.loop_count = f64::from(loop_count);
         state.queries.delta_time_secs = 0.0;
         state.queries.key_frame_lerp_time = 0.0;
@@ -200,7 +199,7 @@ impl CompiledAnimation {
         advancing: bool,
         pose: &mut Pose,
     ) -> Result<(), SampleError> {
-        state.session.set_op_budget(state.budget_ops);
+        state.session.refill_ops();
         state.queries.anim_time_secs = f64::from(position_ticks) / 20.0;
         state.queries.key_frame_lerp_time = 0.0;
         if advancing {
@@ -300,14 +299,8 @@ fn check_finite(value: f64, what: &str) -> Result<(), SampleError> {
 /// plan display updates).
 #[derive(Clone, Debug)]
 pub struct MolangState {
-    /// The Molang operations one tick may use, refilled at every
-    /// [`CompiledAnimation::step`] and before `molang.initialize` in
-    /// [`CompiledAnimation::begin_cycle`]; `molang.tick` and every track
-    /// expression of that tick share it (see the [`molang`] docs, "The
-    /// operation budget", for what is charged). Default:
-    /// [`molang::DEFAULT_OP_BUDGET`].
-    pub budget_ops: u64,
-    /// `v.*` and `t.*` values.
+    /// `v.*` and `t.*` values, and the operation budget (see
+    /// [`Self::budget_ops`]).
     pub session: Session,
     /// `math.random*`.
     pub rng: MolangRng,
@@ -320,10 +313,19 @@ pub struct MolangState {
 }
 
 impl MolangState {
+    /// The Molang operations one tick may use, refilled at every
+    /// [`CompiledAnimation::step`] and before `molang.initialize` in
+    /// [`CompiledAnimation::begin_cycle`]; `molang.tick` and every track
+    /// expression of that tick share it (see the [`molang`] docs, "The
+    /// operation budget", for what is charged). Default:
+    /// [`molang::DEFAULT_OP_BUDGET`].
+    pub fn budget_ops(&self) -> u64 {
+        self.session.op_budget()
+    }
+
     /// This state with `ops` Molang operations per tick
     /// ([`Self::budget_ops`]), starting now.
     pub fn with_budget_ops(mut self, ops: u64) -> Self {
-        self.budget_ops = ops;
         self.session.set_op_budget(ops);
         self
     }
@@ -458,7 +460,7 @@ mod tests {
     fn a_tick_program_past_the_budget_stops_the_playback_not_the_server() {
         let animation = compiled_with(&format!(r#"{{"tick":"{NESTED}"}}"#), "[0, 0, 0]");
         let mut state = animation.new_molang_state(0);
-        assert_eq!(state.budget_ops, molang::DEFAULT_OP_BUDGET);
+        assert_eq!(state.budget_ops(), molang::DEFAULT_OP_BUDGET);
         let mut pose = Pose::new(&animation.rig);
         animation.begin_cycle(&mut state, 0).expect("no initialize");
         let result = animation.step(&mut state, 0, true, &mut pose);
@@ -536,7 +538,7 @@ mod tests {
         let mut state = animation.new_molang_state(0).with_budget_ops(100_000);
         animation.begin_cycle(&mut state, 0).expect("no initialize");
         let mut copy = state.clone();
-        assert_eq!(copy.budget_ops, 100_000);
+        assert_eq!(copy.budget_ops(), 100_000);
         for state in [&mut state, &mut copy] {
             for tick in 0..3 {
                 animation
@@ -544,7 +546,7 @@ mod tests {
                     .expect("fits in 100,000");
             }
         }
-        state.budget_ops = 50_000;
+        let mut state = state.with_budget_ops(50_000);
         assert_eq!(
             animation.step(&mut state, 3, true, &mut pose),
             budget_error("`molang.tick`", 50_000)

@@ -62,6 +62,13 @@ impl Session {
         self.out_of_ops = false;
     }
 
+    /// Gives back the whole budget last set (a new tick) and clears
+    /// [`Self::is_out_of_ops`].
+    pub fn refill_ops(&mut self) {
+        self.ops_left = self.op_budget;
+        self.out_of_ops = false;
+    }
+
     /// The budget last given with [`Self::set_op_budget`] (`u64::MAX`: none).
     pub fn op_budget(&self) -> u64 {
         self.op_budget

@@ -10,7 +10,7 @@ use super::particles::*;
 use super::words::*;
 pub(super) use crate::format::event::KNOWN_COMMANDS;
 use crate::format::EmoteId;
-use crate::server::selector::{self, Selector};
+use crate::server::selector::Selector;
 
 /// A command parsed far enough to run it.
 #[derive(Clone, Debug, PartialEq)]
@@ -249,7 +249,7 @@ pub fn parse_event_command(command: &str) -> Result<ParsedCommand, CommandError>
         "gamemode" => {
             let mut w = Words::new("gamemode", "gamemode <mode> [targets]", rest);
             let word = w.require("a game mode")?;
-            let mode = selector::game_mode(word).ok_or_else(|| {
+            let mode = crate::server::syntax::parse_game_mode(word).ok_or_else(|| {
                 w.invalid(
                     word,
                     "a game mode (survival, creative, adventure or spectator)",

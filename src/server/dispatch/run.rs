@@ -71,8 +71,8 @@ pub enum RunError {
     #[error("there is no world (chunk layer) to show the particle in")]
     NoWorld,
     /// The playback's commands for this tick are used up.
-    #[error("the playback ran its {0} commands for this tick")]
-    OverBudget(u32),
+    #[error("the playback ran all the commands it may run this tick")]
+    OverBudget,
 }
 
 /// How many more commands the event being run may run this tick.
@@ -175,22 +175,23 @@ pub(super) fn run_emote_commands(
     config: Res<Config>,
 ) {
     let cap = config.emotes.max_commands_per_tick;
-    // Commands each playback ran this tick; playbacks stopped for the cap.
-    let mut used: HashMap<Entity, u32> = HashMap::new();
+    // Commands each playback may still run this tick; playbacks stopped for
+    // the cap.
+    let mut left: HashMap<Entity, u32> = HashMap::new();
     let mut stopped: HashSet<Entity> = HashSet::new();
     for event in events.iter() {
-        if let Some(player) = event.playback {
-            if stopped.contains(&player) {
-                continue;
-            }
-            let spent = used.get(&player).copied().unwrap_or(0);
-            *dispatcher.budget = CommandBudget {
-                left: Some(cap.saturating_sub(spent)),
-                exhausted: false,
-            };
-        } else {
-            *dispatcher.budget = CommandBudget::default();
+        if event
+            .playback
+            .is_some_and(|player| stopped.contains(&player))
+        {
+            continue;
         }
+        *dispatcher.budget = CommandBudget {
+            left: event
+                .playback
+                .map(|player| *left.entry(player).or_insert(cap)),
+            exhausted: false,
+        };
         let parsed = dispatcher.parse_cached(&event.command);
         let context = Context {
             source: &event.source,
@@ -201,13 +202,11 @@ pub(super) fn run_emote_commands(
             Ok(command) => dispatcher.run_reporting(&event.command, &command, &context),
             Err(e) => dispatcher.reported.warn(&event.command, &e.to_string()),
         }
-        let Some(player) = event.playback else {
+        let (Some(player), Some(remaining)) = (event.playback, dispatcher.budget.left) else {
             continue;
         };
-        let budget = *dispatcher.budget;
-        let left = budget.left.unwrap_or(0);
-        used.insert(player, cap - left.min(cap));
-        if budget.exhausted {
+        left.insert(player, remaining);
+        if dispatcher.budget.exhausted {
             stopped.insert(player);
             dispatcher.stop.send(StopEmoteRequest {
                 client: player,
@@ -236,7 +235,7 @@ impl Dispatcher<'_, '_> {
     pub(super) fn run_reporting(&mut self, text: &str, command: &ParsedCommand, context: &Context) {
         match self.run(command, context) {
             // The playback is stopped for it, with its own message.
-            Ok(()) | Err(RunError::OverBudget(_)) => {}
+            Ok(()) | Err(RunError::OverBudget) => {}
             Err(e) => self.reported.warn(text, &e.to_string()),
         }
     }
@@ -317,7 +316,7 @@ impl Dispatcher<'_, '_> {
         context: &Context,
     ) -> Result<(), RunError> {
         if !self.budget.take() {
-            return Err(RunError::OverBudget(0));
+            return Err(RunError::OverBudget);
         }
         match command {
             ParsedCommand::Say(message) => {
@@ -626,7 +625,7 @@ impl Dispatcher<'_, '_> {
         for line in &function.lines {
             match self.run(&line.command, &inner) {
                 Ok(()) => {}
-                Err(RunError::OverBudget(n)) => return Err(RunError::OverBudget(n)),
+                Err(RunError::OverBudget) => return Err(RunError::OverBudget),
                 Err(e) => {
                     let text = format!("{} (function {id}, line {})", line.text, line.number);
                     self.reported.warn(&text, &e.to_string());

@@ -129,14 +129,11 @@ pub(super) fn advance_emotes(
             send_pose(playback, yaw, &mut displays, server.current_tick());
         }
         if let Some(reason) = end {
-            match &reason {
-                EndReason::Condition(r) => client.send_action_bar_message(
+            // A failure's chat line and log line: `report_failed_emotes`.
+            if let EndReason::Condition(r) = &reason {
+                client.send_action_bar_message(
                     format!("Emote stopped: {}", r.describe()).color(Color::GRAY),
-                ),
-                EndReason::Failed(message) => {
-                    client.send_chat_message(format!("Emote stopped: {message}").color(Color::RED))
-                }
-                _ => {}
+                );
             }
             if let Some(original) = wind_down(playback, player, &mut commands, &mut commands_out) {
                 layer.0 = original;

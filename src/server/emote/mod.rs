@@ -89,7 +89,7 @@ impl Plugin for EmotePlaybackPlugin {
                     duo::watch_partners,
                     end_emotes_of_leaving_players,
                     despawn_orphan_displays,
-                    log_failed_emotes,
+                    report_failed_emotes,
                 )
                     .chain()
                     .in_set(EmotePlaybackSet),

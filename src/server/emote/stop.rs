@@ -73,23 +73,30 @@ pub(super) fn stop_requested_emotes(
             emote: playback.emote.clone(),
             reason: request.reason.clone(),
         });
-        if let EndReason::Failed(message) = &request.reason {
-            client.send_chat_message(format!("Emote stopped: {message}").color(Color::RED));
-        }
         client.send_action_bar_message(notice.color(Color::GRAY));
         commands.entity(target).remove::<(ActiveEmote, StopWatch)>();
     }
 }
 
-/// One warning in the log for each playback that failed (a Molang failure
-/// or its budget, or the command cap), naming the player and the emote; the
-/// player was told in chat where it stopped.
-pub(super) fn log_failed_emotes(mut ended: EventReader<EmoteEndedEvent>, names: Query<&Username>) {
+/// For each playback that failed (a Molang failure or its budget, or the
+/// command cap), whichever path ended it: a chat line to the player with
+/// the reason, and one warning in the log naming the player and the emote.
+pub(super) fn report_failed_emotes(
+    mut ended: EventReader<EmoteEndedEvent>,
+    mut players: Query<(&Username, &mut Client)>,
+) {
     for end in ended.iter() {
-        if let EndReason::Failed(message) = &end.reason {
-            let name = names.get(end.client).map_or("a player", |n| n.0.as_str());
-            tracing::warn!("stopped {name}'s emote {}: {message}", end.emote);
-        }
+        let EndReason::Failed(message) = &end.reason else {
+            continue;
+        };
+        let name = match players.get_mut(end.client) {
+            Ok((name, mut client)) => {
+                client.send_chat_message(format!("Emote stopped: {message}").color(Color::RED));
+                name.0.as_str()
+            }
+            Err(_) => "a player",
+        };
+        tracing::warn!("stopped {name}'s emote {}: {message}", end.emote);
     }
 }
 

@@ -89,20 +89,16 @@ pub async fn handle_connection(shared: GatewayShared, stream: TcpStream, peer: S
     }
 }
 
-/// The handshake: (protocol version, server address, next state).
-type Handshake = (i32, String, HandshakeNextState);
-
 async fn serve(shared: &GatewayShared, mut io: FrameIo, peer: SocketAddr) -> anyhow::Result<()> {
     let frame = io.next_frame().await.context("reading the handshake")?;
     let handshake: HandshakeC2s = frame.decode().context("reading the handshake")?;
-    let (protocol, address, next): Handshake = (
-        handshake.protocol_version.0,
-        handshake.server_address.to_owned(),
-        handshake.next_state,
-    );
-    match next {
+    match handshake.next_state {
         HandshakeNextState::Status => status(shared, &mut io).await,
-        HandshakeNextState::Login => login(shared, io, peer, protocol, address).await,
+        HandshakeNextState::Login => {
+            let protocol = handshake.protocol_version.0;
+            let address = handshake.server_address.to_owned();
+            login(shared, io, peer, protocol, address).await
+        }
     }
 }
 

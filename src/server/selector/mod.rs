@@ -39,7 +39,7 @@ mod select;
 mod tests;
 mod types;
 
-pub use parse::{entity_kind, game_mode, parse_range, parse_target};
+pub use parse::{entity_kind, parse_range, parse_target};
 pub use types::{
     Candidate, DistanceRange, Filter, SelectContext, Selector, SelectorBase, SelectorError,
     SelectorRng, Sort,

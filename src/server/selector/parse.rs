@@ -2,9 +2,9 @@
 //! arguments with vanilla's rules for each.
 
 use valence::entity::EntityKind;
-use valence::prelude::GameMode;
 
 use super::types::*;
+use crate::server::syntax::parse_game_mode;
 
 /// Parses one target at the start of `text` and returns it with the rest
 /// (leading whitespace removed).
@@ -320,7 +320,7 @@ pub(super) fn apply_argument(
             });
         }
         "gamemode" => {
-            let mode = game_mode(&value.text).ok_or_else(|| {
+            let mode = parse_game_mode(&value.text).ok_or_else(|| {
                 invalid(key, &value, "survival, creative, adventure or spectator")
             })?;
             if !value.negated && selector.game_modes.iter().any(|f| !f.negated) {
@@ -385,11 +385,6 @@ pub fn parse_range(text: &str) -> Option<DistanceRange> {
         (Some(a), Some(b)) if a > b => None,
         _ => Some(range),
     }
-}
-
-/// A vanilla game mode name, in any ASCII case (see [`crate::server::syntax`]).
-pub fn game_mode(name: &str) -> Option<GameMode> {
-    crate::server::syntax::parse_game_mode(name)
 }
 
 /// The entity type called `name` (`player`, `minecraft:item_display`…).
