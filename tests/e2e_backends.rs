@@ -11,7 +11,7 @@ mod common;
 use std::thread;
 use std::time::Duration;
 
-use common::{BotRun, Event, Server, TempDir};
+use common::{label_animation, BotRun, Server, TempDir};
 use serde_json::json;
 
 /// The cycle: 20 ticks, one second.
@@ -19,56 +19,28 @@ const CYCLE_TICKS: u64 = 20;
 const TICK_MS: f64 = 50.0;
 
 fn emote() -> serde_json::Value {
-    json!({
-        "type": "animation",
-        "schema_version": 4,
-        "id": "e2e:sync",
-        "metadata": {"name": "Sync", "description": "Says when its cycle starts."},
-        "settings": {
-            "standalone": true,
-            "cooldown": "0t",
-            "rotation_deadzone": 50,
-            "player": {
-                "hidden": false,
-                "stop_conditions": {
-                    "movement_distance": 0, "jump": false, "submerge": false, "ride": false,
-                    "damage": false, "attack": false, "game_mode_change": false
-                }
-            },
-            "playback": {"mode": "server_sync", "loop_delay": "0t"}
-        },
-        "nodes": {
-            "label": {
-                "type": "text_display",
-                "space": "initiator",
-                "text": {"text": "sync"},
-                "transform": {"position": [0, 2.2, 0], "rotation": [0, 0, 0], "scale": [1, 1, 1]}
-            }
-        },
-        "timeline": {
-            "duration": format!("{CYCLE_TICKS}t"),
-            "tracks": {},
-            "events": {"timeline": [{
-                "time": "0t",
-                "source": {"type": "server"},
-                "origin": {"type": "root"},
-                "commands": ["say cycle"]
-            }]}
-        }
-    })
+    let says_cycle = json!([{
+        "time": "0t",
+        "source": {"type": "server"},
+        "origin": {"type": "root"},
+        "commands": ["say cycle"]
+    }]);
+    label_animation(
+        "e2e:sync",
+        "server_sync",
+        CYCLE_TICKS as u32,
+        json!({}),
+        says_cycle,
+    )
 }
 
 /// Where in the wall clock's cycle each cycle line arrived, in ticks from
 /// the nearest cycle boundary.
 fn arrival_phases(run: &BotRun) -> Vec<f64> {
     let clock = run.clock_unix_ms().expect("the client prints its clock") as f64;
-    run.events
+    run.chat_containing("cycle")
         .iter()
-        .filter_map(|e| match e {
-            Event::Chat { t, text, .. } if text.contains("cycle") => Some(*t as f64),
-            _ => None,
-        })
-        .map(|t| signed_phase(((clock + t) / TICK_MS) % CYCLE_TICKS as f64))
+        .map(|(t, _)| signed_phase(((clock + *t as f64) / TICK_MS) % CYCLE_TICKS as f64))
         .collect()
 }
 

@@ -7,55 +7,8 @@
 
 mod common;
 
-use common::{BotRun, Event, Server, TempDir};
+use common::{label_animation, BotRun, Event, Server, TempDir};
 use serde_json::{json, Value};
-
-fn animation(id: &str, molang: Value, events: Value) -> Value {
-    json!({
-        "type": "animation",
-        "schema_version": 4,
-        "id": id,
-        "metadata": {"name": "Bounded", "description": "Work that must be cut short."},
-        "settings": {
-            "standalone": true,
-            "cooldown": "0t",
-            "rotation_deadzone": 50,
-            "player": {
-                "hidden": false,
-                "stop_conditions": {
-                    "movement_distance": 0,
-                    "jump": false,
-                    "submerge": false,
-                    "ride": false,
-                    "damage": false,
-                    "attack": false,
-                    "game_mode_change": false
-                }
-            },
-            "playback": {"mode": "loop", "loop_delay": "0t"}
-        },
-        "molang": molang,
-        "nodes": {
-            "label": {
-                "type": "text_display",
-                "space": "initiator",
-                "text": {"text": "bounded"},
-                "transform": {"position": [0, 2.2, 0], "rotation": [0, 0, 0], "scale": [1, 1, 1]}
-            }
-        },
-        "timeline": {"duration": "40t", "tracks": {}, "events": {"timeline": events}}
-    })
-}
-
-fn packets<'a>(run: &'a BotRun, name: &str) -> Vec<&'a Value> {
-    run.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Packet { name: n, data, .. } if n == name => Some(data),
-            _ => None,
-        })
-        .collect()
-}
 
 #[test]
 fn a_huge_function_runs_only_the_configured_commands_and_stops_its_emote() {
@@ -64,8 +17,10 @@ fn a_huge_function_runs_only_the_configured_commands_and_stops_its_emote() {
         "pack/pack.mcmeta",
         r#"{"pack": {"pack_format": 15, "description": "a runaway function"}}"#,
     );
-    let flood = animation(
+    let flood = label_animation(
         "e2e:flood",
+        "loop",
+        40,
         json!({}),
         json!([{
             "time": "2t",
@@ -104,17 +59,15 @@ fn a_huge_function_runs_only_the_configured_commands_and_stops_its_emote() {
     run.assert_ok();
     // `function` is the first of the 100; 99 of its lines run, then the cap.
     assert_eq!(
-        packets(&run, "world_particles").len(),
+        run.packets_named("world_particles").len(),
         99,
         "{}",
         run.describe()
     );
     let stopped = run
-        .chat()
-        .into_iter()
-        .find(|c| c.contains("Emote stopped"))
-        .map(str::to_owned)
-        .unwrap_or_default();
+        .chat_containing("Emote stopped")
+        .first()
+        .map_or("", |(_, text)| *text);
     assert!(
         stopped.contains("more than 100 commands in one tick"),
         "the player is told why: {stopped}"
@@ -154,8 +107,10 @@ fn list_latencies_ms(run: &BotRun) -> Vec<u64> {
 #[test]
 fn a_nested_loop_program_is_stopped_at_its_budget_and_others_are_answered() {
     let dir = TempDir::new("bounded-molang");
-    let nested = animation(
+    let nested = label_animation(
         "e2e:nested",
+        "loop",
+        40,
         json!({"tick": "loop(1024, {loop(1024, {loop(16, {v.x = v.x + 1;});});});"}),
         json!([]),
     );
@@ -194,11 +149,9 @@ fn a_nested_loop_program_is_stopped_at_its_budget_and_others_are_answered() {
     bob.assert_ok();
 
     let stopped = alice
-        .chat()
-        .into_iter()
-        .find(|c| c.contains("Emote stopped"))
-        .map(str::to_owned)
-        .unwrap_or_default();
+        .chat_containing("Emote stopped")
+        .first()
+        .map_or("", |(_, text)| *text);
     assert!(
         stopped.contains("Molang operations"),
         "the player is told why: {stopped}"
@@ -212,23 +165,14 @@ fn a_nested_loop_program_is_stopped_at_its_budget_and_others_are_answered() {
     // two clients' clocks are the same machine's).
     let alice_stop = alice.clock_unix_ms().unwrap_or(0)
         + alice
-            .events
-            .iter()
-            .find_map(|e| match e {
-                Event::Chat { t, text, .. } if text.contains("Emote stopped") => Some(*t),
-                _ => None,
-            })
-            .unwrap_or(0);
+            .chat_containing("Emote stopped")
+            .first()
+            .map_or(0, |(t, _)| *t);
     let bob_last = bob.clock_unix_ms().unwrap_or(0)
         + bob
-            .events
-            .iter()
-            .rev()
-            .find_map(|e| match e {
-                Event::Chat { t, text, .. } if text.contains("e2e:nested") => Some(*t),
-                _ => None,
-            })
-            .unwrap_or(0);
+            .chat_containing("e2e:nested")
+            .last()
+            .map_or(0, |(t, _)| *t);
     assert!(
         bob_last > alice_stop + 1000,
         "Bob was still answered well after the stop (recovered): {bob_last} vs {alice_stop}"

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{BotRun, Event, Server, TempDir};
+use common::{label_animation, Event, Server, TempDir};
 use serde_json::{json, Value};
 
 const EMOTE_ID: &str = "e2e:dispatch";
@@ -22,59 +22,22 @@ fn player_event(time: &str, commands: &[&str]) -> Value {
 }
 
 fn emote_file() -> Value {
-    json!({
-        "type": "animation",
-        "schema_version": 4,
-        "id": EMOTE_ID,
-        "metadata": {"name": "Dispatch", "description": "Runs one of each event command."},
-        "settings": {
-            "standalone": true,
-            "cooldown": "0t",
-            "rotation_deadzone": 50,
-            "player": {
-                "hidden": false,
-                "stop_conditions": {
-                    "movement_distance": 0,
-                    "jump": false,
-                    "submerge": false,
-                    "ride": false,
-                    "damage": false,
-                    "attack": false,
-                    "game_mode_change": false
-                }
-            },
-            "playback": {"mode": "once", "loop_delay": "0t"}
+    let events = json!([
+        player_event("2t", &[
+            "playsound minecraft:block.note_block.bell player @s ~ ~ ~ 1 1.5",
+            "particle minecraft:heart ~ ~2 ~ 0.3 0.3 0.3 0 5",
+        ]),
+        {
+            "time": "4t",
+            "source": {"type": "server"},
+            "origin": {"type": "root"},
+            "commands": ["function e2e:greet", "function e2e:forever"]
         },
-        "nodes": {
-            "label": {
-                "type": "text_display",
-                "space": "initiator",
-                "text": {"text": "dispatch"},
-                "transform": {"position": [0, 2.2, 0], "rotation": [0, 0, 0], "scale": [1, 1, 1]}
-            }
-        },
-        "timeline": {
-            "duration": "80t",
-            "tracks": {},
-            "events": {
-                "timeline": [
-                    player_event("2t", &[
-                        "playsound minecraft:block.note_block.bell player @s ~ ~ ~ 1 1.5",
-                        "particle minecraft:heart ~ ~2 ~ 0.3 0.3 0.3 0 5",
-                    ]),
-                    {
-                        "time": "4t",
-                        "source": {"type": "server"},
-                        "origin": {"type": "root"},
-                        "commands": ["function e2e:greet", "function e2e:forever"]
-                    },
-                    player_event("6t", &["tp @s ~ ~ ~2", "gamemode creative"]),
-                    player_event("8t", &["stopsound @a player"]),
-                    player_event("10t", &["emote stop"]),
-                ]
-            }
-        }
-    })
+        player_event("6t", &["tp @s ~ ~ ~2", "gamemode creative"]),
+        player_event("8t", &["stopsound @a player"]),
+        player_event("10t", &["emote stop"]),
+    ]);
+    label_animation(EMOTE_ID, "once", 80, json!({}), events)
 }
 
 /// A datapack with the emote and its functions, in a fresh folder.
@@ -101,16 +64,6 @@ fn datapack() -> TempDir {
         "function e2e:forever\n",
     );
     dir
-}
-
-fn packets<'a>(run: &'a BotRun, name: &str) -> Vec<&'a Value> {
-    run.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Packet { name: n, data, .. } if n == name => Some(data),
-            _ => None,
-        })
-        .collect()
 }
 
 fn close(a: Option<f64>, b: f64) -> bool {
@@ -154,7 +107,7 @@ fn event_commands_reach_the_client() {
     let spawn = run.spawn().expect("spawned").clone();
 
     // playsound: sent by name to the player, at its feet (1/8 block units).
-    let sounds = packets(&run, "sound_effect");
+    let sounds = run.packets_named("sound_effect");
     let bell = sounds
         .iter()
         .find(|d| d.to_string().contains("block.note_block.bell"))
@@ -168,7 +121,7 @@ fn event_commands_reach_the_client() {
     );
 
     // particle: a heart (1.20.1 id 38) two blocks above the feet, five of them.
-    let particles = packets(&run, "world_particles");
+    let particles = run.packets_named("world_particles");
     let heart = particles
         .iter()
         .find(|d| d["particleId"].as_i64() == Some(38))
@@ -194,7 +147,7 @@ fn event_commands_reach_the_client() {
 
     // gamemode creative arrived (the plan waited for it); stopsound too.
     assert!(
-        !packets(&run, "stop_sound").is_empty(),
+        !run.packets_named("stop_sound").is_empty(),
         "no stop_sound packet"
     );
 

@@ -51,12 +51,8 @@ fn strings(value: &Value, out: &mut Vec<String>) {
 
 fn packet_strings(run: &BotRun, name: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for event in &run.events {
-        if let Event::Packet { name: n, data, .. } = event {
-            if n == name {
-                strings(data, &mut out);
-            }
-        }
+    for data in run.packets_named(name) {
+        strings(data, &mut out);
     }
     out
 }

@@ -125,6 +125,29 @@ impl BotRun {
             .collect()
     }
 
+    /// The data of every recorded packet called `name` (see
+    /// `Plan::record_packets`), in order.
+    pub fn packets_named(&self, name: &str) -> Vec<&Value> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Packet { name: n, data, .. } if n == name => Some(data),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Chat box lines that contain `fragment`, with the `t` each arrived at.
+    pub fn chat_containing(&self, fragment: &str) -> Vec<(u64, &str)> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Chat { t, text, .. } if text.contains(fragment) => Some((*t, text.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Action bar texts.
     pub fn action_bar(&self) -> Vec<&str> {
         self.events

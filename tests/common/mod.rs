@@ -43,6 +43,7 @@ fn scratch_dir() -> PathBuf {
     dir
 }
 
+mod animations;
 mod events;
 mod install;
 mod ping;
@@ -53,6 +54,8 @@ mod server;
 mod temp;
 
 // Each test binary uses a part of these; the rest would warn there.
+#[allow(unused_imports)]
+pub use animations::*;
 #[allow(unused_imports)]
 pub use events::*;
 #[allow(unused_imports)]
