@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 use valence::math::Vec3;
-use valence::nbt::Compound;
 use valence::{BlockState, ItemStack, Text};
 
+use super::display_fields::DisplayFields;
 use super::problem::{JsonPointer, Problems};
 use super::read::{self, Obj};
 use super::snbt::{self, DisplayKind};
@@ -164,8 +164,9 @@ pub struct SkinBinding {
 pub struct DisplayCommon {
     /// Initial visibility.
     pub visible: bool,
-    /// Extra display-entity data (checked against the runtime-owned keys).
-    pub entity_nbt: Option<Compound>,
+    /// The display-entity fields `entity_nbt` set (checked against the
+    /// runtime-owned keys, then decoded; vanilla's defaults without it).
+    pub fields: DisplayFields,
 }
 
 /// What kind of node, with its content.
@@ -371,7 +372,7 @@ pub(crate) fn read_node(
                         for w in warnings {
                             problems.warning(&p, w);
                         }
-                        Some(c)
+                        Some(DisplayFields::from_checked(&c))
                     }
                     Err(e) => {
                         problems.error(&p, e);
@@ -381,7 +382,7 @@ pub(crate) fn read_node(
             });
             let common = DisplayCommon {
                 visible,
-                entity_nbt,
+                fields: entity_nbt.unwrap_or_default(),
             };
             if display_kind != DisplayKind::Item {
                 obj.forbid(

@@ -97,7 +97,7 @@ fn node_difference(a: &Node, b: &Node) -> Option<&'static str> {
     if a.space != b.space {
         return Some("inherited space");
     }
-    if a.kind.display().map(|d| &d.entity_nbt) != b.kind.display().map(|d| &d.entity_nbt) {
+    if a.kind.display().map(|d| &d.fields) != b.kind.display().map(|d| &d.fields) {
         return Some("entity_nbt");
     }
     match (&a.kind, &b.kind) {

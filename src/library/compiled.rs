@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use crate::anim::{ExprCompiler, ExprEvaluator, ExprId, Pose, Rig, SampleError};
 use crate::format::{AnimationFile, Problem};
+use crate::library::runtime::AnimationRuntime;
 use crate::molang::{self, CompileContext, MolangRng, Program, QueryContext, Session, Symbols};
 
 /// An Animation ready to play: the rig, the Molang programs and their symbols.
@@ -33,6 +34,8 @@ pub struct CompiledAnimation {
     pub initialize: Option<Program>,
     /// `molang.tick`, run every tick before the tracks.
     pub tick: Option<Program>,
+    /// What playback reads of the file besides the rig and Molang.
+    pub runtime: AnimationRuntime,
     /// Warnings found while compiling (programs that may run past
     /// [`molang::DEFAULT_OP_BUDGET`]), each at its program's pointer.
     pub warnings: Vec<Problem>,
@@ -111,6 +114,7 @@ impl CompiledAnimation {
         let reusable = expressions.iter().map(Program::is_deterministic).collect();
         match rig {
             Ok(rig) if problems.is_empty() => Ok(Self {
+                runtime: AnimationRuntime::new(file, &rig),
                 rig,
                 symbols,
                 expressions,

@@ -12,6 +12,7 @@
 mod compat;
 pub mod compiled;
 pub mod discover;
+pub mod runtime;
 pub mod sample;
 
 use std::collections::BTreeMap;

@@ -11,6 +11,7 @@ pub mod partner;
 pub mod playing;
 pub mod schedule;
 pub mod sequence;
+pub mod session;
 pub mod stop;
 
 pub use clock::{Clock, ClockStep};

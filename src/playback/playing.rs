@@ -11,11 +11,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use glam::Mat4;
 
 use crate::anim::{DisplayTransform, Pose};
-use crate::format::animation::AnimationFile;
 use crate::format::event::CommandEvent;
 use crate::format::node::Space;
 use crate::format::settings::PlaybackMode;
 use crate::format::{EmoteFile, EmoteId};
+use crate::library::runtime::AnimationRuntime;
 use crate::library::{CompiledAnimation, MolangState};
 use crate::playback::schedule::{DisplayUpdate, Planner, Tolerance};
 use crate::playback::{Clock, ClockStep};
@@ -25,23 +25,13 @@ use crate::playback::{Clock, ClockStep};
 /// per-tick budget, about 0.6 ms.
 pub const PLANNING_MOLANG_OPS: u64 = 4 * crate::molang::DEFAULT_OP_BUDGET;
 
-/// The delay a Sequence holds between two cycles of `file` (a `loop`
-/// Animation's `loop_delay`; `None` for other modes and Sequences).
-pub fn loop_delay_between_cycles(file: &EmoteFile) -> Option<u32> {
-    match file {
-        EmoteFile::Animation(a) if a.settings.playback.mode == PlaybackMode::Loop => {
-            Some(a.settings.playback.loop_delay_ticks)
-        }
-        _ => None,
-    }
-}
-
 /// An Animation a playback may play, looked up once when it starts.
 #[derive(Clone)]
 pub struct PlayableAnimation {
-    /// The file it was loaded from.
+    /// The file it was loaded from (what a reload compares; playback reads
+    /// [`CompiledAnimation::runtime`]).
     pub file: Arc<EmoteFile>,
-    /// Its rig and Molang, compiled.
+    /// Its rig, Molang and runtime settings, compiled.
     pub compiled: Arc<CompiledAnimation>,
     /// `[emotes] molang_budget_ops` when the playback started.
     pub molang_budget_ops: u64,
@@ -53,9 +43,8 @@ pub struct PlayableAnimation {
 pub struct Playing {
     /// The Animation's id.
     pub id: EmoteId,
-    /// Its file (mode, loop delay, events, spaces).
-    pub file: Arc<EmoteFile>,
-    /// Its rig and Molang, compiled.
+    /// Its rig, Molang and runtime settings (mode, loop delay, events,
+    /// spaces), compiled.
     pub compiled: Arc<CompiledAnimation>,
     /// The timeline clock of its mode.
     pub clock: Clock,
@@ -125,21 +114,19 @@ pub fn mirror_id(id: &str) -> String {
 }
 
 impl Playing {
-    /// The playback of `playable` (an Animation; `None` for a Sequence),
-    /// with its nodes placed in the union `union_ids`, run as `play_mode`
-    /// says, with Molang randomness seeded by `seed`.
+    /// The playback of `playable`, with its nodes placed in the union
+    /// `union_ids`, run as `play_mode` says, with Molang randomness seeded
+    /// by `seed`.
     pub fn new(
         id: EmoteId,
         playable: &PlayableAnimation,
         union_ids: &[String],
         play_mode: PlayMode,
         seed: u64,
-    ) -> Option<Self> {
-        let EmoteFile::Animation(animation) = &*playable.file else {
-            return None;
-        };
+    ) -> Self {
         let compiled = Arc::clone(&playable.compiled);
-        let playback = &animation.settings.playback;
+        let runtime = &compiled.runtime;
+        let playback = &runtime.playback;
         let mode = match play_mode {
             PlayMode::Own => playback.mode,
             PlayMode::OneCycle => PlaybackMode::Once,
@@ -160,20 +147,10 @@ impl Playing {
             .iter()
             .map(|n| index_of(&mirror_id(&n.id)))
             .collect();
-        let spaces = compiled
-            .rig
-            .nodes
-            .iter()
-            .map(|n| animation.node(&n.id).map_or(Space::Initiator, |f| f.space))
-            .collect();
-        Some(Self {
+        let spaces = runtime.nodes.iter().map(|n| n.space).collect();
+        Self {
             id,
-            file: Arc::clone(&playable.file),
-            clock: Clock::new(
-                mode,
-                animation.timeline.duration_ticks,
-                playback.loop_delay_ticks,
-            ),
+            clock: Clock::new(mode, runtime.duration_ticks, playback.loop_delay_ticks),
             molang: compiled
                 .new_molang_state(seed)
                 .with_budget_ops(playable.molang_budget_ops),
@@ -185,15 +162,12 @@ impl Playing {
             loops_in_sequence: in_sequence && playback.mode == PlaybackMode::Loop,
             stop_fired: false,
             compiled,
-        })
+        }
     }
 
-    /// The Animation file it plays.
-    pub fn animation(&self) -> Option<&AnimationFile> {
-        match &*self.file {
-            EmoteFile::Animation(a) => Some(a),
-            EmoteFile::Sequence(_) => None,
-        }
+    /// What the runtime reads of the Animation it plays.
+    pub fn runtime(&self) -> &AnimationRuntime {
+        &self.compiled.runtime
     }
 
     /// One timeline tick: the pose, as root-frame matrices per union node
@@ -240,18 +214,9 @@ impl Playing {
         &'a self,
         range: Option<&'a std::ops::RangeInclusive<u32>>,
     ) -> impl Iterator<Item = &'a CommandEvent> + 'a {
-        self.animation()
-            .zip(range)
+        range
             .into_iter()
-            .flat_map(|(animation, range)| {
-                animation
-                    .timeline
-                    .events
-                    .timeline
-                    .iter()
-                    .filter(move |e| range.contains(&e.time_ticks))
-                    .map(|e| &e.event)
-            })
+            .flat_map(|range| self.runtime().timeline_events_in(range))
     }
 
     /// True when the pose at a position can be sampled at any time, without
@@ -283,8 +248,8 @@ impl Playing {
         tolerance: Tolerance,
         first_position: u32,
     ) -> Option<Vec<Vec<DisplayUpdate>>> {
-        let animation = self.animation()?;
-        let server_sync = animation.settings.playback.mode == PlaybackMode::ServerSync;
+        let runtime = self.runtime();
+        let server_sync = runtime.playback.mode == PlaybackMode::ServerSync;
         let nodes = self.compiled.rig.nodes.len();
         // One slot per rig node: the copy writes rig order, no mirrors.
         let mut copy = Playing {
@@ -295,10 +260,10 @@ impl Playing {
         let mut frame = vec![None; nodes];
         copy.frame_of_pose(roots, &mut frame);
         let mut frames: Vec<Vec<Option<Mat4>>> = frame.iter().map(|f| vec![*f]).collect();
-        let duration = animation.timeline.duration_ticks;
+        let duration = runtime.duration_ticks;
         // A cycle with no delay after it wraps from D − 1 to 0: D itself is
         // never shown (the loop case finds that out from its clock).
-        let last = if server_sync && animation.settings.playback.loop_delay_ticks == 0 {
+        let last = if server_sync && runtime.playback.loop_delay_ticks == 0 {
             duration.saturating_sub(1)
         } else {
             duration

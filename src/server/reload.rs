@@ -214,7 +214,7 @@ fn reload_on_request(
     let mut stopped = 0usize;
     for (player, playback) in &playbacks {
         // The emote itself, and for a Sequence every Animation it plays.
-        let own = std::iter::once((&playback.emote, playback.file()));
+        let own = std::iter::once((playback.emote(), playback.file()));
         let mut verdict = None;
         for (id, file) in own.chain(playback.animation_files()) {
             match report.library.get(id.as_str()) {

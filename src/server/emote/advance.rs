@@ -6,11 +6,13 @@ use valence::movement::MovementEvent;
 use valence::prelude::*;
 
 use super::active::*;
-use super::queue::*;
 use super::send::*;
 use super::stop::*;
-use crate::playback::playing::*;
-use crate::server::events::{EmoteCommandEvent, EmoteEndedEvent, EndReason, PlayerDamagedEvent};
+use crate::playback::playing::wall_tick;
+use crate::playback::session::{DueCommand, DueSource, NodeUpdate, PlaybackEnd};
+use crate::server::events::{
+    CommandSource, EmoteCommandEvent, EmoteEndedEvent, EndReason, PlayerDamagedEvent,
+};
 
 /// The player inventory slot of the off hand.
 pub(super) const OFF_HAND_SLOT: u16 = 45;
@@ -97,6 +99,15 @@ pub(super) type PlayingPlayers<'w, 's> = Query<
     ),
 >;
 
+/// Buffers [`advance_emotes`] reuses from tick to tick.
+#[derive(Default)]
+pub(super) struct TickBuffers {
+    due: Vec<DueCommand>,
+    updates: Vec<NodeUpdate>,
+}
+
+/// One tick of every playback: its stop conditions, its phase machine,
+/// the commands due and the display updates.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn advance_emotes(
     mut commands: Commands,
@@ -105,13 +116,15 @@ pub(super) fn advance_emotes(
     mut ended: EventWriter<EmoteEndedEvent>,
     mut commands_out: EventWriter<EmoteCommandEvent>,
     policy: Option<Res<DisplayUpdatePolicy>>,
-    mut plans: ResMut<PlanCache>,
+    mut plans: ResMut<EmotePlans>,
     server: Res<Server>,
     simulated: Option<Res<SimulatedWallClock>>,
+    mut buffers: Local<TickBuffers>,
 ) {
     let wall = simulated.map_or_else(wall_tick, |c| c.start_tick + now_tick(&server));
-    plans.planned_this_tick = 0;
+    plans.0.begin_tick();
     let policy = policy.map_or(DisplayUpdatePolicy::Scheduled, |p| *p);
+    let TickBuffers { due, updates } = &mut *buffers;
     for (player, mut playback, look, mut client, mut layer, watch) in &mut players {
         let playback = &mut *playback;
         let mut end = None;
@@ -119,14 +132,25 @@ pub(super) fn advance_emotes(
             end = Some(EndReason::Condition(reason));
         }
         if end.is_none() {
-            end = advance_one(playback, wall, player, &mut commands_out);
+            let outcome = playback.state.advance(wall, due);
+            send_due(playback, player, due, &mut commands_out);
+            if let (Some(duo), Some(completed)) = (&mut playback.duo, outcome.cycle_completed) {
+                duo.offer_cycle_ended = completed;
+            }
+            end = outcome.end.map(|end| match end {
+                PlaybackEnd::Finished => EndReason::Finished,
+                PlaybackEnd::Failed(message) => EndReason::Failed(message),
+            });
         }
         if end.is_none() || end == Some(EndReason::Finished) {
             if policy == DisplayUpdatePolicy::Scheduled {
-                plan_new_cycle(playback, &mut plans);
+                playback.state.plan_new_cycle(&mut plans.0);
             }
-            let yaw = playback.yaw.step(look.yaw);
-            send_pose(playback, yaw, &mut displays, server.current_tick());
+            let yaw = playback.state.yaw.step(look.yaw);
+            playback
+                .state
+                .pose_updates(yaw, server.current_tick(), updates);
+            write_updates(playback, updates, &mut displays);
         }
         if let Some(reason) = end {
             // A failure's chat line and log line: `report_failed_emotes`.
@@ -140,7 +164,7 @@ pub(super) fn advance_emotes(
             }
             ended.send(EmoteEndedEvent {
                 client: player,
-                emote: playback.emote.clone(),
+                emote: playback.emote().clone(),
                 reason,
             });
             commands.entity(player).remove::<(ActiveEmote, StopWatch)>();
@@ -148,99 +172,30 @@ pub(super) fn advance_emotes(
     }
 }
 
-/// One tick of a playback's phase machine: updates `playback.frame` and
-/// queues the events due; returns why the playback ends, if it does.
-pub(super) fn advance_one(
-    playback: &mut ActiveEmote,
-    wall: u64,
+/// Sends the commands a playback queued to the dispatcher (emptying
+/// `due`); a node source whose node has no entity is skipped.
+pub(super) fn send_due(
+    playback: &ActiveEmote,
     player: Entity,
+    due: &mut Vec<DueCommand>,
     out: &mut EventWriter<EmoteCommandEvent>,
-) -> Option<EndReason> {
-    playback.position_ticks = None;
-    playback.cycle_started = false;
-    match &mut playback.phase {
-        Phase::Hold { left_ticks } => {
-            *left_ticks = left_ticks.saturating_sub(1);
-            if *left_ticks == 0 && !playback.start_next_segment() {
-                return Some(EndReason::Finished);
-            }
-            None
-        }
-        Phase::Transition {
-            from,
-            to,
-            done_ticks,
-            total_ticks,
-        } => {
-            *done_ticks += 1;
-            let t = *done_ticks as f32 / (*total_ticks).max(1) as f32;
-            for ((slot, from), to) in playback.frame.iter_mut().zip(from.iter()).zip(to.iter()) {
-                // Only nodes shown on both sides move; visibility changes
-                // when the transition ends.
-                if let (Some(a), Some(b)) = (from, to) {
-                    *slot = Some(a.interpolate(b, t).to_matrix());
+) {
+    for command in due.drain(..) {
+        let source = match command.source {
+            DueSource::Player => CommandSource::Player(player),
+            DueSource::Server => CommandSource::Server,
+            DueSource::Node { id, union } => {
+                match playback.displays.get(union).copied().flatten() {
+                    Some(entity) => CommandSource::Node { id, entity },
+                    None => continue,
                 }
             }
-            if *done_ticks >= *total_ticks {
-                playback.phase = Phase::Timeline;
-            }
-            None
-        }
-        Phase::Timeline => {
-            let roots = playback.roots;
-            playback.stale_pose = None;
-            let step = match playback.current.advance_clock(wall) {
-                Ok(step) => step,
-                Err(e) => return Some(EndReason::Failed(e.to_string())),
-            };
-            // A planned cycle of a position-pure Animation needs no pose on
-            // its quiet ticks: the client draws the plan. Cycle starts (which
-            // plan), events (node origins), ends (transitions) and the
-            // first tick sample as usual.
-            let quiet = playback.schedule.is_some()
-                && playback.current.is_position_pure()
-                && !step.cycle_started
-                && !step.loop_completed
-                && !step.finished
-                && playback
-                    .current
-                    .events_in(step.timeline_events.as_ref())
-                    .next()
-                    .is_none()
-                && playback.current.clock.elapsed_ticks() > 1;
-            if quiet {
-                playback.stale_pose = Some((step.position_ticks, roots));
-            } else if let Err(e) = playback.current.sample(
-                step.position_ticks,
-                step.advancing,
-                &mut playback.frame,
-                &roots,
-            ) {
-                return Some(EndReason::Failed(e.to_string()));
-            }
-            if let Some(duo) = &mut playback.duo {
-                duo.offer_cycle_ended = step.loop_completed;
-            }
-            playback.position_ticks = Some(step.position_ticks);
-            playback.cycle_started = step.cycle_started;
-            if playback.current.clock.elapsed_ticks() == 1 {
-                queue_group(playback, EventGroup::Start, player, out);
-            }
-            let due = playback.current.events_in(step.timeline_events.as_ref());
-            queue_events(playback, due, player, out);
-            let cycle_done =
-                step.loop_completed || (step.finished && playback.current.loops_in_sequence);
-            if cycle_done {
-                queue_group(playback, EventGroup::Loop, player, out);
-            }
-            if step.finished {
-                // The outgoing segment's `stop` runs before the next one's `start`.
-                fire_stop(playback, player, out);
-                if !playback.start_next_segment() {
-                    return Some(EndReason::Finished);
-                }
-            }
-            None
-        }
+        };
+        out.send(EmoteCommandEvent {
+            playback: Some(player),
+            source,
+            origin: command.origin,
+            command: command.command,
+        });
     }
 }

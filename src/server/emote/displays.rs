@@ -20,8 +20,8 @@ use valence::prelude::*;
 use super::active::*;
 use super::advance::*;
 use super::duo_state::*;
+use crate::format::display_fields::{DisplayFields, TextFields};
 use crate::format::node::{Arm, ItemContent, NodeKind, Participant};
-use crate::format::snbt::as_number;
 use crate::server::events::EmoteDisplay;
 
 pub(super) fn spawn_display(
@@ -82,113 +82,40 @@ pub(super) fn spawn_display(
             (commands.spawn((bundle, tag)), common)
         }
     };
-    if let Some(nbt) = &common.entity_nbt {
-        let fields = DisplayNbt::read(nbt);
-        entity.insert(fields.display_components());
+    // Without `entity_nbt` the bundles' defaults are vanilla's already.
+    if common.fields != DisplayFields::default() {
+        entity.insert(display_components(&common.fields));
         if matches!(kind, NodeKind::Text { .. }) {
-            entity.insert(fields.text_components());
+            entity.insert(text_components(&common.fields.text));
         }
     }
     Some(entity.id())
 }
 
-/// The display-entity fields of `entity_nbt` (validated at load), with
-/// vanilla's defaults for those it leaves out.
-pub(super) struct DisplayNbt {
-    pub(super) billboard: i8,
-    pub(super) brightness: i32,
-    pub(super) view_range: f32,
-    pub(super) shadow_radius: f32,
-    pub(super) shadow_strength: f32,
-    pub(super) width: f32,
-    pub(super) height: f32,
-    pub(super) glow_color_override: i32,
-    pub(super) glowing: bool,
-    pub(super) line_width: i32,
-    pub(super) background: i32,
-    pub(super) text_opacity: i8,
-    pub(super) text_flags: i8,
+/// The entity components of a node's display fields (decoded from its
+/// `entity_nbt` by `format`).
+pub(super) fn display_components(fields: &DisplayFields) -> impl Bundle {
+    (
+        Billboard(fields.billboard.protocol_id()),
+        Brightness(fields.protocol_brightness()),
+        ViewRange(fields.view_range),
+        ShadowRadius(fields.shadow_radius),
+        ShadowStrength(fields.shadow_strength),
+        Width(fields.width),
+        Height(fields.height),
+        GlowColorOverride(fields.glow_color_override),
+        Flags(if fields.glowing { 0x40 } else { 0 }),
+    )
 }
 
-impl DisplayNbt {
-    pub(super) fn read(nbt: &Compound) -> Self {
-        let mut out = Self {
-            billboard: 0,
-            brightness: -1,
-            view_range: 1.0,
-            shadow_radius: 0.0,
-            shadow_strength: 1.0,
-            width: 0.0,
-            height: 0.0,
-            glow_color_override: -1,
-            glowing: false,
-            line_width: 200,
-            background: 0x4000_0000,
-            text_opacity: -1,
-            text_flags: 0,
-        };
-        for (key, value) in nbt.iter() {
-            let number = as_number(value);
-            let flag = number.is_some_and(|n| n != 0.0);
-            match (key.as_str(), value) {
-                ("billboard", Value::String(s)) => {
-                    out.billboard = match s.as_str() {
-                        "vertical" => 1,
-                        "horizontal" => 2,
-                        "center" => 3,
-                        _ => 0,
-                    }
-                }
-                ("brightness", Value::Compound(c)) => {
-                    let block = c.get("block").and_then(as_number).unwrap_or(0.0) as i32;
-                    let sky = c.get("sky").and_then(as_number).unwrap_or(0.0) as i32;
-                    out.brightness = (block << 4) | (sky << 20);
-                }
-                ("view_range", _) => out.view_range = number.unwrap_or(1.0) as f32,
-                ("shadow_radius", _) => out.shadow_radius = number.unwrap_or(0.0) as f32,
-                ("shadow_strength", _) => out.shadow_strength = number.unwrap_or(1.0) as f32,
-                ("width", _) => out.width = number.unwrap_or(0.0) as f32,
-                ("height", _) => out.height = number.unwrap_or(0.0) as f32,
-                ("glow_color_override", _) => {
-                    out.glow_color_override = number.unwrap_or(-1.0) as i32
-                }
-                ("Glowing", _) => out.glowing = flag,
-                ("line_width", _) => out.line_width = number.unwrap_or(200.0) as i32,
-                ("background", _) => out.background = number.map_or(0x4000_0000, |n| n as i32),
-                ("text_opacity", _) => out.text_opacity = number.unwrap_or(-1.0) as i8,
-                ("shadow", _) if flag => out.text_flags |= 0x01,
-                ("see_through", _) if flag => out.text_flags |= 0x02,
-                ("default_background", _) if flag => out.text_flags |= 0x04,
-                ("alignment", Value::String(s)) if s == "left" => out.text_flags |= 0x08,
-                ("alignment", Value::String(s)) if s == "right" => out.text_flags |= 0x10,
-                _ => {}
-            }
-        }
-        out
-    }
-
-    pub(super) fn display_components(&self) -> impl Bundle {
-        (
-            Billboard(self.billboard),
-            Brightness(self.brightness),
-            ViewRange(self.view_range),
-            ShadowRadius(self.shadow_radius),
-            ShadowStrength(self.shadow_strength),
-            Width(self.width),
-            Height(self.height),
-            GlowColorOverride(self.glow_color_override),
-            Flags(if self.glowing { 0x40 } else { 0 }),
-        )
-    }
-
-    pub(super) fn text_components(&self) -> impl Bundle {
-        (
-            LineWidth(self.line_width),
-            Background(self.background),
-            TextOpacity(self.text_opacity),
-            TextDisplayFlags(self.text_flags),
-        )
-    }
+/// The entity components of a text display's own fields.
+pub(super) fn text_components(text: &TextFields) -> impl Bundle {
+    (
+        LineWidth(text.line_width),
+        Background(text.background_argb),
+        TextOpacity(text.text_opacity),
+        TextDisplayFlags(text.protocol_flags()),
+    )
 }
 
 /// Shows in each `participant_hand` display the item its participant holds

@@ -42,11 +42,11 @@ use valence::prelude::*;
 
 use super::active::*;
 use super::duo_state::*;
-use super::queue::*;
-use super::start::*;
+use super::stop::stop_segment;
 use crate::format::EmoteFile;
 use crate::playback::partner::*;
 use crate::playback::playing::*;
+use crate::playback::session::PlayRefusal;
 use crate::server::emote_library::EmoteLibrary;
 use crate::server::events::{EmoteCommandEvent, EndReason, PlayEmoteRequest, StopEmoteRequest};
 
@@ -125,7 +125,7 @@ pub fn join_offers(
             .iter()
             .filter(|(e, playback, ..)| {
                 *e != request.client
-                    && playback.emote == request.emote
+                    && *playback.emote() == request.emote
                     && playback.duo.as_ref().is_some_and(Duo::is_open)
             })
             .filter_map(|(e, _, p, l, h, vl, name)| {
@@ -249,15 +249,15 @@ pub fn run_offers(
         duo.waited_ticks += 1;
         let title = library
             .0
-            .get(playback.emote.as_str())
+            .get(playback.state.emote.as_str())
             .and_then(|l| match &*l.file {
                 EmoteFile::Sequence(s) => Some(s.metadata.name.clone()),
                 EmoteFile::Animation(_) => None,
             })
-            .unwrap_or_else(|| playback.emote.to_string());
+            .unwrap_or_else(|| playback.state.emote.to_string());
         if duo.waited_ticks == 1 {
             // Tell the players around, with a button that runs the same command.
-            let command = format!("/emote play {}", playback.emote);
+            let command = format!("/emote play {}", playback.state.emote);
             for (_, p, _, mut other_client, _, vl, ..) in &mut others {
                 if vl.0 == layer.0 && p.0.distance(position.0) <= OFFER_ANNOUNCE_BLOCKS {
                     let line = format!("{} offers {}. ", name.0, title).color(Color::YELLOW)
@@ -306,8 +306,8 @@ pub fn run_offers(
                 else {
                     continue;
                 };
-                let origin = playback.root_position();
-                let root_yaw = playback.root_yaw_degrees();
+                let origin = playback.state.root_position();
+                let root_yaw = playback.state.root_yaw_degrees();
                 let me_placed = place(&duo.participants.initiator, origin, root_yaw, look.pitch);
                 let them_placed = place(&duo.participants.partner, origin, root_yaw, look.pitch);
                 position.set(me_placed.position);
@@ -321,12 +321,12 @@ pub fn run_offers(
                     partner: Some(root_in_emote_frame(&them_placed, origin, root_yaw)),
                     mirror: true,
                 };
-                fire_stop(playback, initiator, &mut commands_out);
+                stop_segment(playback, initiator, &mut commands_out);
                 duo.state = new_state;
                 playback.duo = Some(duo.clone());
-                playback.freeze_yaw();
+                playback.state.freeze_yaw();
                 let steps = duo.matched.clone();
-                if !playback.begin_branch(&steps, roots) {
+                if !playback.state.begin_branch(&steps, roots) {
                     stop.send(StopEmoteRequest {
                         client: initiator,
                         reason: EndReason::Finished,
@@ -334,7 +334,7 @@ pub fn run_offers(
                 }
                 // The partner's side: stop conditions, hidden, cooldown.
                 let mut restore_layer = None;
-                if let (true, Some(hidden)) = (playback.player_hidden, &hidden_layer) {
+                if let (true, Some(hidden)) = (playback.state.player_hidden, &hidden_layer) {
                     restore_layer = Some(p_layer.0);
                     p_layer.0 = hidden.0;
                 }
@@ -343,18 +343,23 @@ pub fn run_offers(
                         initiator,
                         restore_layer,
                     },
-                    StopWatch::new(playback.stop_conditions, them_placed.position),
+                    StopWatch::new(playback.state.stop_conditions, them_placed.position),
                 ));
-                commands
-                    .entity(initiator)
-                    .insert(StopWatch::new(playback.stop_conditions, me_placed.position));
-                let cooldown = match library.0.get(playback.emote.as_str()).map(|l| &*l.file) {
+                commands.entity(initiator).insert(StopWatch::new(
+                    playback.state.stop_conditions,
+                    me_placed.position,
+                ));
+                let cooldown = match library
+                    .0
+                    .get(playback.state.emote.as_str())
+                    .map(|l| &*l.file)
+                {
                     Some(EmoteFile::Sequence(s)) => s.settings.cooldown_ticks,
                     _ => 0,
                 };
                 cooldowns
                     .0
-                    .start(p_uuid.0, playback.emote.clone(), now, cooldown);
+                    .start(p_uuid.0, playback.state.emote.clone(), now, cooldown);
                 p_client
                     .send_action_bar_message(format!("{title} with {}", name.0).color(Color::GOLD));
                 client.send_action_bar_message(
@@ -362,14 +367,14 @@ pub fn run_offers(
                 );
             }
             DuoState::Offering { .. } if duo.waited_ticks >= duo.timeout_ticks => {
-                fire_stop(playback, initiator, &mut commands_out);
+                stop_segment(playback, initiator, &mut commands_out);
                 duo.state = DuoState::Alone;
                 playback.duo = Some(duo.clone());
                 let steps = duo.timeout.clone();
                 client.send_action_bar_message(
                     format!("Nobody joined your {title}").color(Color::GRAY),
                 );
-                if !playback.begin_branch(&steps, SpaceRoots::OFFER) {
+                if !playback.state.begin_branch(&steps, SpaceRoots::OFFER) {
                     stop.send(StopEmoteRequest {
                         client: initiator,
                         reason: EndReason::Finished,

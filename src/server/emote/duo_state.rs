@@ -8,6 +8,7 @@ use crate::format::sequence::Participants;
 use valence::prelude::*;
 
 use crate::format::sequence::Step;
+use crate::playback::session::TwoPlayerPlan;
 
 /// Two-player state of a playback (on the initiator's [`ActiveEmote`](super::ActiveEmote)).
 #[derive(Clone, Debug)]
@@ -34,19 +35,14 @@ pub(super) enum DuoState {
 }
 
 impl Duo {
-    /// A fresh offer.
-    pub(crate) fn new(
-        participants: Participants,
-        timeout_ticks: u32,
-        matched: Vec<Step>,
-        timeout: Vec<Step>,
-    ) -> Self {
+    /// A fresh offer of `plan`.
+    pub(crate) fn new(plan: TwoPlayerPlan) -> Self {
         Self {
-            participants,
-            timeout_ticks,
+            participants: plan.participants,
+            timeout_ticks: plan.timeout_ticks,
             waited_ticks: 0,
-            matched,
-            timeout,
+            matched: plan.matched,
+            timeout: plan.timeout,
             state: DuoState::Offering { reserved: None },
             offer_cycle_ended: false,
         }

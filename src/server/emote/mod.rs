@@ -27,12 +27,9 @@ mod advance;
 mod displays;
 pub mod duo;
 mod duo_state;
-mod queue;
 mod send;
 mod start;
 mod stop;
-#[cfg(test)]
-mod tests;
 
 use valence::prelude::*;
 
@@ -48,13 +45,13 @@ use crate::server::events::{
 };
 
 pub use crate::playback::playing::{wall_tick, InFlight};
+pub use crate::playback::session::PlayRefusal;
 pub use active::{
     ActiveEmote, DisplayUpdatePolicy, EmoteCooldowns, HiddenPlayersLayer, Riding,
     SimulatedWallClock, StopWatch,
 };
 pub use duo_state::{Duo, EmotePartner, JoinedThisTick};
-pub use send::PlanCache;
-pub use start::PlayRefusal;
+pub use send::EmotePlans;
 
 /// Plays emotes: starts, advances and stops playbacks, and cleans up after them.
 pub struct EmotePlaybackPlugin;
@@ -63,7 +60,7 @@ impl Plugin for EmotePlaybackPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<EmoteCooldowns>()
             .init_resource::<JoinedThisTick>()
-            .init_resource::<PlanCache>()
+            .init_resource::<EmotePlans>()
             .add_event::<EmoteCommandEvent>()
             .add_event::<PlayEmoteRequest>()
             .add_event::<StopEmoteRequest>()

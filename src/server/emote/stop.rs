@@ -4,8 +4,8 @@
 use valence::prelude::*;
 
 use super::active::*;
+use super::advance::send_due;
 use super::duo_state::*;
-use super::queue::*;
 use crate::server::events::{
     EmoteCommandEvent, EmoteDisplay, EmoteEndedEvent, EndReason, PlayerDiedEvent, StopEmoteRequest,
 };
@@ -19,9 +19,20 @@ pub(super) fn wind_down(
     commands: &mut Commands,
     out: &mut EventWriter<EmoteCommandEvent>,
 ) -> Option<Entity> {
-    fire_stop(playback, player, out);
+    stop_segment(playback, player, out);
     despawn_displays(commands, playback);
     playback.restore_layer.take()
+}
+
+/// Runs the `stop` events of the Animation playing now, once.
+pub(super) fn stop_segment(
+    playback: &mut ActiveEmote,
+    player: Entity,
+    out: &mut EventWriter<EmoteCommandEvent>,
+) {
+    let mut due = Vec::new();
+    playback.state.fire_stop(&mut due);
+    send_due(playback, player, &mut due, out);
 }
 
 pub(super) fn despawn_displays(commands: &mut Commands, playback: &mut ActiveEmote) {
@@ -70,7 +81,7 @@ pub(super) fn stop_requested_emotes(
         };
         ended.send(EmoteEndedEvent {
             client: target,
-            emote: playback.emote.clone(),
+            emote: playback.emote().clone(),
             reason: request.reason.clone(),
         });
         client.send_action_bar_message(notice.color(Color::GRAY));
@@ -134,7 +145,7 @@ pub(super) fn end_emotes_of_leaving_players(
             let _ = wind_down(&mut playback, entity, &mut commands, &mut commands_out);
             ended.send(EmoteEndedEvent {
                 client: entity,
-                emote: playback.emote.clone(),
+                emote: playback.emote().clone(),
                 reason: EndReason::Left,
             });
             if let Some(mut e) = commands.get_entity(entity) {

@@ -1,0 +1,260 @@
+//! Each tick's display updates: the scheduler's plan for the cycle
+//! ([`crate::playback::schedule`], shared between playbacks of an
+//! Animation whose cycles are all alike), or a per-tick update of every
+//! node whose transformation changed where there is no plan. The server
+//! writes what [`PlaybackState::pose_updates`] returns to the entities.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use glam::{Mat4, Quat, Vec3};
+
+use super::PlaybackState;
+use crate::anim::DisplayTransform;
+use crate::library::CompiledAnimation;
+use crate::playback::playing::{CycleSchedule, InFlight, SpaceRoots};
+use crate::playback::schedule::{update_at, DisplayUpdate, Planner, Tolerance};
+
+/// How many node-ticks (display nodes × timeline ticks) may be planned in
+/// one server tick; about 3 ms on the 2-core machine, sampling included.
+/// Cycles that start together (every `server_sync` playback of an emote
+/// wraps on the same tick; a burst of `/emote` starts) would otherwise plan
+/// in one tick and stall it. A cycle over the budget streams per tick and
+/// is planned from where it is on a later tick. Shared plans cost nothing.
+pub const PLANNING_BUDGET_NODE_TICKS: usize = 4_000;
+
+/// At most this many shared plans are kept (a reload makes new ones). At
+/// the limit, plans of Animations no longer loaded or playing go first.
+pub const PLAN_CACHE_LIMIT: usize = 1024;
+
+/// A shared plan and the compiled Animation it belongs to (kept alive so
+/// its address, the key, is never reused).
+type SharedPlan = (Arc<CompiledAnimation>, Arc<Vec<Vec<DisplayUpdate>>>);
+
+/// Plans shared between playbacks: one per Animation whose cycles are all
+/// alike ([`CompiledAnimation::is_cycle_invariant`]), keyed by its compiled
+/// form, plus the planner's buffers and the tick's planning budget.
+#[derive(Default)]
+pub struct PlanCache {
+    shared: HashMap<usize, SharedPlan>,
+    planner: Planner,
+    /// Node-ticks planned during the current server tick.
+    planned_this_tick: usize,
+    /// How far the drawn pose may be from the exact one.
+    tolerance: Tolerance,
+}
+
+impl PlanCache {
+    /// The tolerance plans are made with.
+    pub fn tolerance(&self) -> Tolerance {
+        self.tolerance
+    }
+
+    /// Plans from now on keep the drawn pose within `tolerance`; shared
+    /// plans made with another one are dropped. Cycles already planned
+    /// play out as they were planned.
+    pub fn set_tolerance(&mut self, tolerance: Tolerance) {
+        if self.tolerance != tolerance {
+            self.tolerance = tolerance;
+            self.shared.clear();
+        }
+    }
+
+    /// A new server tick: the planning budget is whole again.
+    pub fn begin_tick(&mut self) {
+        self.planned_this_tick = 0;
+    }
+
+    /// How many shared plans are kept.
+    pub fn shared_plans(&self) -> usize {
+        self.shared.len()
+    }
+}
+
+/// One display's update this tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NodeUpdate {
+    /// The union node (it has a display).
+    pub union: usize,
+    /// Its new transformation, turned by the root.
+    pub transform: DisplayTransform,
+    /// Its `interpolation_duration`.
+    pub duration_ticks: u32,
+}
+
+impl PlaybackState {
+    /// When a cycle started this tick (or one waits for the planning
+    /// budget), plans its display updates from this tick on, or takes the
+    /// shared plan of a pure Animation. Two-player mirrors stay per tick.
+    pub fn plan_new_cycle(&mut self, cache: &mut PlanCache) {
+        if self.cycle_started {
+            self.scheduled_yaw = None;
+            self.schedule = None;
+            self.plan_pending = true;
+        }
+        if !self.plan_pending || self.roots.mirror {
+            return;
+        }
+        let Some(first_position) = self.position_ticks else {
+            return;
+        };
+        let roots = self.roots;
+        let current = &self.current;
+        let shared = current.is_pure() && roots == SpaceRoots::SOLO && first_position == 0;
+        let key = Arc::as_ptr(&current.compiled) as usize;
+        let cached = shared && cache.shared.contains_key(&key);
+        if !cached {
+            let duration = current.runtime().duration_ticks;
+            let cost =
+                current.compiled.rig.nodes.len() * duration.saturating_sub(first_position) as usize;
+            // Over budget: wait, unless nothing was planned yet this tick
+            // (a single cycle larger than the budget still gets its plan).
+            if cache.planned_this_tick > 0
+                && cache.planned_this_tick + cost > PLANNING_BUDGET_NODE_TICKS
+            {
+                return;
+            }
+            cache.planned_this_tick += cost;
+        }
+        self.plan_pending = false;
+        let plans = if shared {
+            match cache.shared.get(&key) {
+                Some((_, plans)) => Some(Arc::clone(plans)),
+                None => {
+                    let plans = current
+                        .plan_cycle(&roots, &mut cache.planner, cache.tolerance, 0)
+                        .map(Arc::new);
+                    if let Some(plans) = &plans {
+                        if cache.shared.len() >= PLAN_CACHE_LIMIT {
+                            // Keep the plans of Animations still loaded or
+                            // playing; the cache alone holds the others.
+                            cache
+                                .shared
+                                .retain(|_, (compiled, _)| Arc::strong_count(compiled) > 1);
+                            if cache.shared.len() >= PLAN_CACHE_LIMIT {
+                                cache.shared.clear();
+                            }
+                        }
+                        cache
+                            .shared
+                            .insert(key, (Arc::clone(&current.compiled), Arc::clone(plans)));
+                    }
+                    plans
+                }
+            }
+        } else {
+            current
+                .plan_cycle(&roots, &mut cache.planner, cache.tolerance, first_position)
+                .map(Arc::new)
+        };
+        self.schedule = plans.map(|plans| CycleSchedule {
+            plans,
+            first_position,
+            last_position: None,
+        });
+    }
+
+    /// This tick's display updates, with the root at `yaw_degrees`, at
+    /// server tick `now`, pushed onto `out`: from the cycle's plan when
+    /// there is one (and the root has not turned since it began), else
+    /// every node whose transformation changed, with a one-tick
+    /// interpolation.
+    pub fn pose_updates(&mut self, yaw_degrees: f32, now: i64, out: &mut Vec<NodeUpdate>) {
+        let yaw = Quat::from_rotation_y(-yaw_degrees.to_radians());
+        let scene_yaw = Quat::from_mat4(&self.scene_root);
+        if let (Some(position), Some(schedule)) = (self.position_ticks, &mut self.schedule) {
+            let steady = *self.scheduled_yaw.get_or_insert(yaw_degrees) == yaw_degrees;
+            // The plan assumes one position per tick (or a held one); a
+            // `server_sync` wall clock that skipped a tick would skip updates.
+            let in_step = position >= schedule.first_position
+                && schedule
+                    .last_position
+                    .is_none_or(|last| position == last || position == last + 1);
+            if steady && in_step {
+                if schedule.last_position != Some(position) {
+                    schedule.last_position = Some(position);
+                    let tick = position - schedule.first_position;
+                    for (rig_index, plan) in schedule.plans.iter().enumerate() {
+                        let Some(update) = update_at(plan, tick) else {
+                            continue;
+                        };
+                        let Some(&union) = self.current.rig_to_union.get(rig_index) else {
+                            continue;
+                        };
+                        if !self.union.has_display(union) {
+                            continue;
+                        }
+                        let scene = self.scene_nodes.get(union).copied().unwrap_or(false);
+                        let transform = update.turned(if scene { scene_yaw } else { yaw });
+                        out.push(NodeUpdate {
+                            union,
+                            transform,
+                            duration_ticks: update.duration_ticks,
+                        });
+                        // Until the first update, a display is drawn hidden
+                        // at the origin (its spawn fields).
+                        let from = self.last_sent[union].unwrap_or(DisplayTransform {
+                            scale: Vec3::ZERO,
+                            ..DisplayTransform::IDENTITY
+                        });
+                        self.in_flight[union] = (update.duration_ticks > 1).then_some(InFlight {
+                            from,
+                            to: transform,
+                            sent_tick: now,
+                            duration_ticks: update.duration_ticks,
+                        });
+                        self.last_sent[union] = Some(transform);
+                    }
+                }
+                // Nodes the playing Animation lacks stay hidden, per tick.
+                let covered = Arc::clone(&self.current.covers);
+                self.per_tick_updates(yaw, scene_yaw, Some(&covered), out);
+                return;
+            }
+            // The root turned mid-cycle (or the clock jumped): per tick
+            // until the next cycle.
+            self.schedule = None;
+            self.refresh_pose();
+        }
+        self.per_tick_updates(yaw, scene_yaw, None, out);
+    }
+
+    /// The per-tick policy, for every node (or only those `skip` leaves out).
+    fn per_tick_updates(
+        &mut self,
+        yaw: Quat,
+        scene_yaw: Quat,
+        skip: Option<&[bool]>,
+        out: &mut Vec<NodeUpdate>,
+    ) {
+        for union in 0..self.union.len() {
+            if !self.union.has_display(union) {
+                continue;
+            }
+            if skip.is_some_and(|s| s.get(union).copied().unwrap_or(false)) {
+                continue;
+            }
+            // `scene` nodes stay as the scene started; the rest turn with the root.
+            let scene = self.scene_nodes.get(union).copied().unwrap_or(false);
+            let root = Mat4::from_quat(if scene { scene_yaw } else { yaw });
+            let transform = match self.frame.get(union).copied().flatten() {
+                Some(matrix) => DisplayTransform::from_matrix(&(root * matrix)),
+                // Hidden: drawn at scale 0 where it last was.
+                None => DisplayTransform {
+                    scale: Vec3::ZERO,
+                    ..self.last_sent[union].unwrap_or(DisplayTransform::IDENTITY)
+                },
+            };
+            if self.last_sent[union] == Some(transform) {
+                continue;
+            }
+            self.last_sent[union] = Some(transform);
+            self.in_flight[union] = None;
+            out.push(NodeUpdate {
+                union,
+                transform,
+                duration_ticks: 1,
+            });
+        }
+    }
+}
