@@ -112,6 +112,10 @@ impl UnionNodes {
 pub struct PlaybackState {
     /// The emote id (an Animation or a Sequence).
     pub emote: EmoteId,
+    /// Its display name (`metadata.name`).
+    pub name: String,
+    /// Its cooldown, per player (a partner's starts at the match).
+    pub cooldown_ticks: u32,
     /// The validated file it started from (what a reload compares).
     pub file: Arc<EmoteFile>,
     /// Every Animation it may play, by id.

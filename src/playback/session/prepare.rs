@@ -92,10 +92,6 @@ pub struct Prepared {
     pub state: PlaybackState,
     /// A two-player Sequence's offer, match and timeout.
     pub two_player: Option<TwoPlayerPlan>,
-    /// The emote's cooldown.
-    pub cooldown_ticks: u32,
-    /// Its display name.
-    pub name: String,
 }
 
 /// Checks `request` against `library` and `cooldowns` and prepares the
@@ -226,6 +222,8 @@ pub fn prepare(
     Ok(Prepared {
         state: PlaybackState {
             emote: request.emote.clone(),
+            name,
+            cooldown_ticks,
             file: Arc::clone(&loaded.file),
             animations,
             union,
@@ -257,8 +255,6 @@ pub fn prepare(
             stale_pose: None,
         },
         two_player,
-        cooldown_ticks,
-        name,
     })
 }
 

@@ -149,14 +149,15 @@ fn a_play_request_is_checked_before_anything_plays() {
     let wave = id("example:wave");
     let prepared = prepare(&request(&wave, 0, false), &library, &cooldowns).expect("plays");
     // 2 s: 40 ticks; 30 later, 10 are left.
-    assert_eq!(prepared.cooldown_ticks, 40);
+    assert_eq!(prepared.state.cooldown_ticks, 40);
+    assert_eq!(prepared.state.name, "Wave");
     cooldowns.start(request(&wave, 0, false).player, wave.clone(), 0, 40);
     match prepare(&request(&wave, 30, false), &library, &cooldowns) {
         Err(PlayRefusal::Cooldown { id, seconds }) => {
             assert_eq!(id, "example:wave");
             assert!((seconds - 0.5).abs() < 1e-9, "{seconds}");
         }
-        other => panic!("{:?}", other.map(|p| p.name)),
+        other => panic!("{:?}", other.map(|p| p.state.name)),
     }
     assert!(prepare(&request(&wave, 30, true), &library, &cooldowns).is_ok());
     assert!(prepare(&request(&wave, 40, false), &library, &cooldowns).is_ok());

@@ -9,10 +9,8 @@ use super::active::*;
 use super::send::*;
 use super::stop::*;
 use crate::playback::playing::wall_tick;
-use crate::playback::session::{DueCommand, DueSource, NodeUpdate, PlaybackEnd};
-use crate::server::events::{
-    CommandSource, EmoteCommandEvent, EmoteEndedEvent, EndReason, PlayerDamagedEvent,
-};
+use crate::playback::session::{DueCommand, NodeUpdate, PlaybackEnd};
+use crate::server::events::{EmoteCommandEvent, EmoteEndedEvent, EndReason, PlayerDamagedEvent};
 
 /// The player inventory slot of the off hand.
 pub(super) const OFF_HAND_SLOT: u16 = 45;
@@ -169,33 +167,5 @@ pub(super) fn advance_emotes(
             });
             commands.entity(player).remove::<(ActiveEmote, StopWatch)>();
         }
-    }
-}
-
-/// Sends the commands a playback queued to the dispatcher (emptying
-/// `due`); a node source whose node has no entity is skipped.
-pub(super) fn send_due(
-    playback: &ActiveEmote,
-    player: Entity,
-    due: &mut Vec<DueCommand>,
-    out: &mut EventWriter<EmoteCommandEvent>,
-) {
-    for command in due.drain(..) {
-        let source = match command.source {
-            DueSource::Player => CommandSource::Player(player),
-            DueSource::Server => CommandSource::Server,
-            DueSource::Node { id, union } => {
-                match playback.displays.get(union).copied().flatten() {
-                    Some(entity) => CommandSource::Node { id, entity },
-                    None => continue,
-                }
-            }
-        };
-        out.send(EmoteCommandEvent {
-            playback: Some(player),
-            source,
-            origin: command.origin,
-            command: command.command,
-        });
     }
 }

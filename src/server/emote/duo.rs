@@ -194,7 +194,6 @@ pub fn join_offers(
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub fn run_offers(
     mut commands: Commands,
-    library: Res<EmoteLibrary>,
     server: Res<Server>,
     mut cooldowns: ResMut<EmoteCooldowns>,
     hidden_layer: Option<Res<HiddenPlayersLayer>>,
@@ -247,14 +246,7 @@ pub fn run_offers(
             continue;
         };
         duo.waited_ticks += 1;
-        let title = library
-            .0
-            .get(playback.state.emote.as_str())
-            .and_then(|l| match &*l.file {
-                EmoteFile::Sequence(s) => Some(s.metadata.name.clone()),
-                EmoteFile::Animation(_) => None,
-            })
-            .unwrap_or_else(|| playback.state.emote.to_string());
+        let title = playback.state.name.clone();
         if duo.waited_ticks == 1 {
             // Tell the players around, with a button that runs the same command.
             let command = format!("/emote play {}", playback.state.emote);
@@ -349,14 +341,7 @@ pub fn run_offers(
                     playback.state.stop_conditions,
                     me_placed.position,
                 ));
-                let cooldown = match library
-                    .0
-                    .get(playback.state.emote.as_str())
-                    .map(|l| &*l.file)
-                {
-                    Some(EmoteFile::Sequence(s)) => s.settings.cooldown_ticks,
-                    _ => 0,
-                };
+                let cooldown = playback.state.cooldown_ticks;
                 cooldowns
                     .0
                     .start(p_uuid.0, playback.state.emote.clone(), now, cooldown);

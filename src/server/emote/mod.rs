@@ -1,14 +1,18 @@
 //! Playing Animations and Sequences for players with display entities.
 //!
 //! One [`ActiveEmote`] lives on the (initiating) player entity while an
-//! emote plays. Each display node of the union of its Animations gets one
+//! emote plays: the pure [`PlaybackState`](crate::playback::session::PlaybackState)
+//! (the phase machine, the pose, what is due this tick) and the entities
+//! it drives. These systems feed it the wall clock and the player's yaw,
+//! send the commands it queues to the dispatcher and write the display
+//! updates it returns. Each display node of the union of its Animations gets one
 //! display entity, spawned once, that stays where the root was placed
 //! (1.20.1 snaps entity moves); the whole pose goes in its transformation,
 //! `T · R_left · S · R_right`, decomposed from the node's matrix turned by the
 //! root's yaw. Every update re-sends `start_interpolation` 0 with an
-//! `interpolation_duration` of one tick (the time until the next update);
-//! of the transformation only the fields that changed are written, and a
-//! node that did not move sends nothing. A hidden node is drawn at scale 0.
+//! `interpolation_duration`: the stretch the scheduler planned, or one tick
+//! where it streams per tick; of the transformation only the fields that
+//! changed are written, and a node that did not move sends nothing. A hidden node is drawn at scale 0.
 //!
 //! Roots: all spaces start at the player's feet and yaw where the emote
 //! started. `initiator` (and `partner` in a solo playback) turn with the

@@ -1,6 +1,7 @@
-//! Writing each tick's display updates (decided by
+//! Sending what a playback decided: the commands it queued, to the
+//! dispatcher, and each tick's display updates (decided by
 //! [`PlaybackState::pose_updates`](crate::playback::session::PlaybackState::pose_updates))
-//! to the display entities, and the shared plan cache as a resource.
+//! to the display entities; and the shared plan cache as a resource.
 
 use valence::entity::display::{
     InterpolationDuration, LeftRotation, RightRotation, Scale, StartInterpolation, Translation,
@@ -10,7 +11,8 @@ use valence::prelude::*;
 use super::active::*;
 use crate::anim::DisplayTransform;
 use crate::playback::schedule::Tolerance;
-use crate::playback::session::{NodeUpdate, PlanCache};
+use crate::playback::session::{DueCommand, DueSource, NodeUpdate, PlanCache};
+use crate::server::events::{CommandSource, EmoteCommandEvent};
 
 /// The scheduler's plans shared between playbacks
 /// ([`PlanCache`]), as a resource.
@@ -83,5 +85,33 @@ pub(super) fn write_transform(
         if duration.0 != ticks {
             duration.0 = ticks;
         }
+    }
+}
+
+/// Sends the commands a playback queued to the dispatcher (emptying
+/// `due`); a node source whose node has no entity is skipped.
+pub(super) fn send_due(
+    playback: &ActiveEmote,
+    player: Entity,
+    due: &mut Vec<DueCommand>,
+    out: &mut EventWriter<EmoteCommandEvent>,
+) {
+    for command in due.drain(..) {
+        let source = match command.source {
+            DueSource::Player => CommandSource::Player(player),
+            DueSource::Server => CommandSource::Server,
+            DueSource::Node { id, union } => {
+                match playback.displays.get(union).copied().flatten() {
+                    Some(entity) => CommandSource::Node { id, entity },
+                    None => continue,
+                }
+            }
+        };
+        out.send(EmoteCommandEvent {
+            playback: Some(player),
+            source,
+            origin: command.origin,
+            command: command.command,
+        });
     }
 }

@@ -119,10 +119,11 @@ pub(super) fn start_requested_emotes(
             uuid.0,
             request.emote.clone(),
             now_tick(&server),
-            (f64::from(prepared.cooldown_ticks) * f64::from(request.cooldown_multiplier)).round()
-                as u32,
+            (f64::from(playback.state.cooldown_ticks) * f64::from(request.cooldown_multiplier))
+                .round() as u32,
         );
-        client.send_action_bar_message(format!("Playing {}", prepared.name).color(Color::GOLD));
+        client
+            .send_action_bar_message(format!("Playing {}", playback.state.name).color(Color::GOLD));
         let watch = StopWatch::new(playback.state.stop_conditions, root);
         commands.entity(request.client).insert((playback, watch));
     }

@@ -4,8 +4,8 @@
 use valence::prelude::*;
 
 use super::active::*;
-use super::advance::send_due;
 use super::duo_state::*;
+use super::send::send_due;
 use crate::server::events::{
     EmoteCommandEvent, EmoteDisplay, EmoteEndedEvent, EndReason, PlayerDiedEvent, StopEmoteRequest,
 };
