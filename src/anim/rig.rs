@@ -110,13 +110,9 @@ impl Rig {
                         let value = match &key.value {
                             VisibilityValue::Fixed(b) => Visibility::Fixed(*b),
                             VisibilityValue::Molang(src) => {
-                                match compiler.compile(src, &format!("{base}/visible/{k}/value")) {
-                                    Ok(id) => Visibility::Expr(id),
-                                    Err(e) => {
-                                        errors.push(e);
-                                        Visibility::Fixed(true)
-                                    }
-                                }
+                                let pointer = format!("{base}/visible/{k}/value");
+                                compile_or_record(compiler, src, &pointer, &mut errors)
+                                    .map_or(Visibility::Fixed(true), Visibility::Expr)
                             }
                         };
                         (key.time_ticks as f32, value)
@@ -155,6 +151,20 @@ impl Rig {
     }
 }
 
+/// Compiles `source` (found at `pointer`); on failure records the error in
+/// `errors` (the rig is then not built) and returns `None`.
+fn compile_or_record<C: ExprCompiler>(
+    compiler: &mut C,
+    source: &str,
+    pointer: &str,
+    errors: &mut Vec<C::Error>,
+) -> Option<ExprId> {
+    compiler
+        .compile(source, pointer)
+        .map_err(|e| errors.push(e))
+        .ok()
+}
+
 fn compile_vector_keys<C: ExprCompiler>(
     keys: &[VectorKey],
     pointer: &str,
@@ -172,13 +182,9 @@ fn compile_vector_keys<C: ExprCompiler>(
             out[c] = match component {
                 Component::Number(v) => Scalar::Constant(*v),
                 Component::Molang(src) => {
-                    match compiler.compile(src, &format!("{pointer}/{k}/{field}/{c}")) {
-                        Ok(id) => Scalar::Expr(id),
-                        Err(e) => {
-                            errors.push(e);
-                            Scalar::Constant(0.0)
-                        }
-                    }
+                    let pointer = format!("{pointer}/{k}/{field}/{c}");
+                    compile_or_record(compiler, src, &pointer, errors)
+                        .map_or(Scalar::Constant(0.0), Scalar::Expr)
                 }
             };
         }

@@ -50,6 +50,23 @@ fn rig_from(nodes: &str, tracks: &str, duration: &str) -> (Rig, Vec<String>) {
 const ONE_ITEM: &str = r#"{"a":{"type":"item_display","space":"initiator","item_stack_snbt":"{id:\"minecraft:stick\",count:1}","item_display":"fixed",
     "transform":{"position":[7,8,9],"rotation":[0,0,0],"scale":[1,1,1]}}}"#;
 
+/// Samples [`ONE_ITEM`] with `tracks` over `duration` at tick `t`; returns its pose.
+fn sample_one_item(tracks: &str, duration: &str, t: f32) -> NodePose {
+    let (rig, _) = rig_from(ONE_ITEM, tracks, duration);
+    let mut pose = Pose::new(&rig);
+    pose.sample(&rig, t, &mut NoExprs).expect("finite");
+    pose.nodes.swap_remove(0)
+}
+
+/// The rotation of [`ONE_ITEM`] at tick `t` of a track that turns it from
+/// the Euler angles `from` (degrees) at 0t to `to` at `end_ticks`, the end.
+fn rotation_between(from: [i32; 3], to: [i32; 3], end_ticks: u32, t: f32) -> Quat {
+    let tracks = format!(
+        r#"{{"a":{{"rotation":[{{"time":0,"value":{from:?}}},{{"time":{end_ticks},"value":{to:?}}}]}}}}"#
+    );
+    sample_one_item(&tracks, &format!("{end_ticks}t"), t).rotation
+}
+
 fn sample_x(rig: &Rig, pose: &mut Pose, t: f32) -> f32 {
     pose.sample(rig, t, &mut NoExprs).expect("finite");
     pose.nodes[0].position.x
@@ -133,15 +150,8 @@ fn easing_reshapes_the_fraction() {
 
 #[test]
 fn rotation_slerps_between_euler_keys() {
-    let (rig, _) = rig_from(
-        ONE_ITEM,
-        r#"{"a":{"rotation":[{"time":0,"value":[0,0,0]},{"time":20,"value":[0,90,0]}]}}"#,
-        "20t",
-    );
-    let mut pose = Pose::new(&rig);
-    pose.sample(&rig, 10.0, &mut NoExprs).expect("finite");
+    let got = rotation_between([0, 0, 0], [0, 90, 0], 20, 10.0);
     let expected = Quat::from_rotation_y(45f32.to_radians());
-    let got = pose.nodes[0].rotation;
     assert!(
         got.abs_diff_eq(expected, 1e-5) || got.abs_diff_eq(-expected, 1e-5),
         "{got}"
@@ -151,14 +161,7 @@ fn rotation_slerps_between_euler_keys() {
 #[test]
 fn slerp_takes_the_short_way_round() {
     // 170° to −170° about Z is a 20° turn through 180°, not 340° back through 0.
-    let (rig, _) = rig_from(
-        ONE_ITEM,
-        r#"{"a":{"rotation":[{"time":0,"value":[0,0,170]},{"time":10,"value":[0,0,-170]}]}}"#,
-        "10t",
-    );
-    let mut pose = Pose::new(&rig);
-    pose.sample(&rig, 5.0, &mut NoExprs).expect("finite");
-    let v = pose.nodes[0].rotation * Vec3::X;
+    let v = rotation_between([0, 0, 170], [0, 0, -170], 10, 5.0) * Vec3::X;
     assert!(v.abs_diff_eq(Vec3::new(-1.0, 0.0, 0.0), 1e-5), "{v}");
 }
 
@@ -305,11 +308,9 @@ proptest! {
 
 #[test]
 fn identity_when_nothing_moves() {
-    let (rig, _) = rig_from(ONE_ITEM, "{}", "1t");
-    let mut pose = Pose::new(&rig);
-    pose.sample(&rig, 0.0, &mut NoExprs).expect("finite");
+    let node = sample_one_item("{}", "1t", 0.0);
     assert_eq!(
-        Mat4::from(pose.nodes[0].matrix),
+        Mat4::from(node.matrix),
         Mat4::from_translation(Vec3::new(7.0, 8.0, 9.0))
     );
 }

@@ -115,6 +115,17 @@ pub(crate) fn read_header(
     })
 }
 
+/// Records every top-level field that is not allowed as unknown: the header
+/// ([`read_header`]), `metadata` and `settings`, the file kind's own `body`
+/// fields, and `target_minecraft_version`, listed in that order.
+pub(crate) fn finish_document(obj: Obj<'_>, problems: &mut Problems, body: &[&str]) {
+    let header: &[&str] = &["type", "schema_version", "id", "metadata", "settings"];
+    obj.finish(
+        problems,
+        &[header, body, &["target_minecraft_version"]].concat(),
+    );
+}
+
 /// Reads `metadata`.
 pub(crate) fn read_metadata(obj: &mut Obj<'_>, problems: &mut Problems) -> Metadata {
     let mut metadata = Metadata::default();
@@ -198,20 +209,7 @@ pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<An
         }
     }
     check_event_refs(&event_refs, &nodes, &node_ids, problems);
-    obj.finish(
-        problems,
-        &[
-            "type",
-            "schema_version",
-            "id",
-            "metadata",
-            "settings",
-            "molang",
-            "nodes",
-            "timeline",
-            "target_minecraft_version",
-        ],
-    );
+    finish_document(obj, problems, &["molang", "nodes", "timeline"]);
     if problems.has_errors() {
         return None;
     }

@@ -116,6 +116,25 @@ pub(crate) struct NodeRef {
     pub(crate) as_source: bool,
 }
 
+/// Reads the node an event's `source` (`as_source`) or `origin` names, and
+/// keeps the reference to check once all nodes are known.
+fn read_node_ref(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    what: &str,
+    as_source: bool,
+    refs: &mut Vec<NodeRef>,
+) -> Option<String> {
+    let node = read::nonempty_string(value, pointer, problems, what)?;
+    refs.push(NodeRef {
+        node: node.to_owned(),
+        pointer: pointer.render(),
+        as_source,
+    });
+    Some(node.to_owned())
+}
+
 fn read_event(
     value: &Value,
     pointer: &dyn JsonPointer,
@@ -133,28 +152,19 @@ fn read_event(
     };
     let source = obj.req("source", problems).and_then(|(v, p)| {
         let mut src = Obj::new(v, &p, problems, "`source`")?;
-        let ty = src.req("type", problems).and_then(|(v, tp)| {
-            read::one_of(
-                v,
-                &tp,
-                problems,
-                "source `type`",
-                &[("player", 0), ("server", 1), ("node", 2)],
-            )
-        });
+        let ty = src.req_one_of(
+            "type",
+            problems,
+            "source `type`",
+            &[("player", 0), ("server", 1), ("node", 2)],
+        );
         let node = src.opt("node");
         let result = match (ty, node) {
             (Some(0), None) => Some(EventSource::Player),
             (Some(1), None) => Some(EventSource::Server),
-            (Some(2), Some((v, np))) => read::nonempty_string(v, &np, problems, "source `node`")
-                .map(|n| {
-                    refs.push(NodeRef {
-                        node: n.to_owned(),
-                        pointer: np.render(),
-                        as_source: true,
-                    });
-                    EventSource::Node(n.to_owned())
-                }),
+            (Some(2), Some((v, np))) => {
+                read_node_ref(v, &np, problems, "source `node`", true, refs).map(EventSource::Node)
+            }
             (Some(2), None) => {
                 problems.error(&p, "a `node` source requires `node`");
                 None
@@ -170,27 +180,19 @@ fn read_event(
     });
     let origin = obj.req("origin", problems).and_then(|(v, p)| {
         let mut org = Obj::new(v, &p, problems, "`origin`")?;
-        let ty = org.req("type", problems).and_then(|(v, tp)| {
-            read::one_of(
-                v,
-                &tp,
-                problems,
-                "origin `type`",
-                &[("root", false), ("node", true)],
-            )
-        });
+        let ty = org.req_one_of(
+            "type",
+            problems,
+            "origin `type`",
+            &[("root", false), ("node", true)],
+        );
         let node = org.opt("node");
         let anchor = match (ty, node) {
             (Some(false), None) => Some(OriginAnchor::Root),
-            (Some(true), Some((v, np))) => read::nonempty_string(v, &np, problems, "origin `node`")
-                .map(|n| {
-                    refs.push(NodeRef {
-                        node: n.to_owned(),
-                        pointer: np.render(),
-                        as_source: false,
-                    });
-                    OriginAnchor::Node(n.to_owned())
-                }),
+            (Some(true), Some((v, np))) => {
+                read_node_ref(v, &np, problems, "origin `node`", false, refs)
+                    .map(OriginAnchor::Node)
+            }
             (Some(true), None) => {
                 problems.error(&p, "a `node` origin requires `node`");
                 None

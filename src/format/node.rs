@@ -7,7 +7,7 @@ use valence::{BlockState, ItemStack, Text};
 use super::display_fields::DisplayFields;
 use super::problem::{JsonPointer, Problems};
 use super::read::{self, Obj};
-use super::snbt::{self, DisplayKind};
+use super::snbt::{self, DisplayKind, SnbtResult};
 
 /// Which player or shared root a node hangs from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -249,13 +249,41 @@ const SPACES: &[(&str, Space)] = &[
     ("partner", Space::Partner),
 ];
 
-const NODE_FIELDS: &[&str] = &[
+const NODE_TYPES: &[(&str, &str)] = &[
+    ("item_display", "item_display"),
+    ("block_display", "block_display"),
+    ("text_display", "text_display"),
+    ("anchor", "anchor"),
+];
+
+const ARMS: &[(&str, Arm)] = &[("left", Arm::Left), ("right", Arm::Right)];
+
+const PARTICIPANTS: &[(&str, Participant)] = &[
+    ("initiator", Participant::Initiator),
+    ("partner", Participant::Partner),
+];
+
+const BODY_PARTS: &[(&str, BodyPart)] = &[
+    ("head", BodyPart::Head),
+    ("body", BodyPart::Body),
+    ("left_arm", BodyPart::LeftArm),
+    ("right_arm", BodyPart::RightArm),
+    ("left_leg", BodyPart::LeftLeg),
+    ("right_leg", BodyPart::RightLeg),
+];
+
+/// The fields every node may have.
+const COMMON_FIELDS: &[&str] = &[
     "type",
     "space",
     "parent",
     "transform",
     "visible",
     "entity_nbt",
+];
+
+/// The fields of a display's content, each for some display types only.
+const CONTENT_FIELDS: &[&str] = &[
     "skin",
     "item_stack_snbt",
     "item_source",
@@ -283,20 +311,7 @@ pub(crate) fn read_node(
     problems: &mut Problems,
 ) -> Option<RawNode> {
     let mut obj = Obj::new(value, pointer, problems, "a node")?;
-    let type_name = obj.req("type", problems).and_then(|(v, p)| {
-        read::one_of(
-            v,
-            &p,
-            problems,
-            "node `type`",
-            &[
-                ("item_display", "item_display"),
-                ("block_display", "block_display"),
-                ("text_display", "text_display"),
-                ("anchor", "anchor"),
-            ],
-        )
-    });
+    let type_name = obj.req_one_of("type", problems, "node `type`", NODE_TYPES);
 
     let space = obj.opt("space");
     let parent = obj.opt("parent");
@@ -339,14 +354,7 @@ pub(crate) fn read_node(
                     &format!("anchor nodes do not support `{key}`: they create no entity"),
                 );
             }
-            for key in [
-                "skin",
-                "item_stack_snbt",
-                "item_source",
-                "item_display",
-                "block_state_snbt",
-                "text",
-            ] {
+            for key in CONTENT_FIELDS {
                 obj.forbid(
                     key,
                     problems,
@@ -361,24 +369,11 @@ pub(crate) fn read_node(
                 "block_display" => DisplayKind::Block,
                 _ => DisplayKind::Text,
             };
-            let visible = obj
-                .opt("visible")
-                .and_then(|(v, p)| read::boolean(v, &p, problems, "`visible`"))
-                .unwrap_or(true);
+            let visible = obj.opt_bool("visible", problems).unwrap_or(true);
             let entity_nbt = obj.opt("entity_nbt").and_then(|(v, p)| {
                 let text = read::string(v, &p, problems, "`entity_nbt`")?;
-                match snbt::entity_nbt(text, display_kind) {
-                    Ok((c, warnings)) => {
-                        for w in warnings {
-                            problems.warning(&p, w);
-                        }
-                        Some(DisplayFields::from_checked(&c))
-                    }
-                    Err(e) => {
-                        problems.error(&p, e);
-                        None
-                    }
-                }
+                let checked = snbt::entity_nbt(text, display_kind);
+                record_snbt(checked, &p, problems).map(|c| DisplayFields::from_checked(&c))
             });
             let common = DisplayCommon {
                 visible,
@@ -423,33 +418,20 @@ pub(crate) fn read_node(
                         }
                         (Some((v, p)), None) => {
                             let text = read::string(v, &p, problems, "`item_stack_snbt`");
-                            text.and_then(|t| match snbt::item_stack(t) {
-                                Ok((stack, warnings)) => {
-                                    for w in warnings {
-                                        problems.warning(&p, w);
-                                    }
-                                    Some(ItemContent::Stack(stack))
-                                }
-                                Err(e) => {
-                                    problems.error(&p, e);
-                                    None
-                                }
-                            })
+                            text.and_then(|t| record_snbt(snbt::item_stack(t), &p, problems))
+                                .map(ItemContent::Stack)
                         }
                         (None, Some((v, p))) => {
                             item_source_pointer = Some(p.render());
                             read_item_source(v, &p, problems).map(ItemContent::ParticipantHand)
                         }
                     };
-                    let context = obj.req("item_display", problems).and_then(|(v, p)| {
-                        read::one_of(
-                            v,
-                            &p,
-                            problems,
-                            "`item_display` context",
-                            &ItemDisplayContext::ALL,
-                        )
-                    });
+                    let context = obj.req_one_of(
+                        "item_display",
+                        problems,
+                        "`item_display` context",
+                        &ItemDisplayContext::ALL,
+                    );
                     let skin = obj.opt("skin").and_then(|(v, p)| {
                         if matches!(content, Some(ItemContent::ParticipantHand(_))) {
                             problems.error(&p, "participant-hand items cannot use `skin`");
@@ -484,7 +466,7 @@ pub(crate) fn read_node(
             }
         }
     };
-    obj.finish(problems, NODE_FIELDS);
+    obj.finish(problems, &[COMMON_FIELDS, CONTENT_FIELDS].concat());
     Some(RawNode {
         id: id.to_owned(),
         attachment,
@@ -515,6 +497,26 @@ pub(crate) fn read_text(
                 pointer,
                 format!("`text` is not a valid text component: {e}"),
             );
+            None
+        }
+    }
+}
+
+/// Records the warnings of a successful SNBT parse, or its error, at `pointer`.
+fn record_snbt<T>(
+    parsed: SnbtResult<T>,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<T> {
+    match parsed {
+        Ok((value, warnings)) => {
+            for warning in warnings {
+                problems.warning(pointer, warning);
+            }
+            Some(value)
+        }
+        Err(e) => {
+            problems.error(pointer, e);
             None
         }
     }
@@ -551,24 +553,13 @@ fn read_item_source(
     problems: &mut Problems,
 ) -> Option<Arm> {
     let mut obj = Obj::new(value, pointer, problems, "`item_source`")?;
-    let ty = obj.req("type", problems).and_then(|(v, p)| {
-        read::one_of(
-            v,
-            &p,
-            problems,
-            "`item_source.type`",
-            &[("participant_hand", ())],
-        )
-    });
-    let arm = obj.req("arm", problems).and_then(|(v, p)| {
-        read::one_of(
-            v,
-            &p,
-            problems,
-            "`arm`",
-            &[("left", Arm::Left), ("right", Arm::Right)],
-        )
-    });
+    let ty = obj.req_one_of(
+        "type",
+        problems,
+        "`item_source.type`",
+        &[("participant_hand", ())],
+    );
+    let arm = obj.req_one_of("arm", problems, "`arm`", ARMS);
     obj.finish(problems, &["type", "arm"]);
     ty.and(arm)
 }
@@ -581,36 +572,12 @@ fn read_skin(
     let mut obj = Obj::new(value, pointer, problems, "`skin`")?;
     let (participant, participant_pointer) = match obj.opt("participant") {
         Some((v, p)) => (
-            read::one_of(
-                v,
-                &p,
-                problems,
-                "`participant`",
-                &[
-                    ("initiator", Participant::Initiator),
-                    ("partner", Participant::Partner),
-                ],
-            ),
+            read::one_of(v, &p, problems, "`participant`", PARTICIPANTS),
             p.render(),
         ),
         None => (Some(Participant::Initiator), pointer.render()),
     };
-    let part = obj.req("part", problems).and_then(|(v, p)| {
-        read::one_of(
-            v,
-            &p,
-            problems,
-            "skin `part`",
-            &[
-                ("head", BodyPart::Head),
-                ("body", BodyPart::Body),
-                ("left_arm", BodyPart::LeftArm),
-                ("right_arm", BodyPart::RightArm),
-                ("left_leg", BodyPart::LeftLeg),
-                ("right_leg", BodyPart::RightLeg),
-            ],
-        )
-    });
+    let part = obj.req_one_of("part", problems, "skin `part`", BODY_PARTS);
     let order = obj
         .req("order", problems)
         .and_then(|(v, p)| read::count(v, &p, problems, "skin `order`", 0));

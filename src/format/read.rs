@@ -59,6 +59,25 @@ impl<'a> Obj<'a> {
         found
     }
 
+    /// Takes a required field that must name one of `names` (see [`one_of`]).
+    pub(crate) fn req_one_of<T: Copy>(
+        &mut self,
+        key: &str,
+        problems: &mut Problems,
+        what: &str,
+        names: &[(&str, T)],
+    ) -> Option<T> {
+        let (value, pointer) = self.req(key, problems)?;
+        one_of(value, &pointer, problems, what, names)
+    }
+
+    /// Takes an optional boolean field (named `` `key` `` in messages);
+    /// `None` when it is absent or not a boolean.
+    pub(crate) fn opt_bool(&mut self, key: &str, problems: &mut Problems) -> Option<bool> {
+        let (value, pointer) = self.opt(key)?;
+        boolean(value, &pointer, problems, &format!("`{key}`"))
+    }
+
     /// Records `message` at a field that is not allowed here.
     pub(crate) fn forbid(&mut self, key: &str, problems: &mut Problems, message: &str) {
         if let Some((_, ptr)) = self.opt(key) {

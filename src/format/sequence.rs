@@ -10,7 +10,7 @@
 use serde_json::Value;
 use valence::math::Vec3;
 
-use super::animation::{read_header, read_metadata, Metadata};
+use super::animation::{finish_document, read_header, read_metadata, Metadata};
 use super::ident::EmoteId;
 use super::problem::{field, index, JsonPointer, Problems, Root};
 use super::read::{self, Obj};
@@ -301,19 +301,7 @@ pub(crate) fn read_sequence(root: &Value, problems: &mut Problems) -> Option<Seq
         }
         steps = read_steps(v, &p, problems, true).unwrap_or_default();
     }
-    obj.finish(
-        problems,
-        &[
-            "type",
-            "schema_version",
-            "id",
-            "metadata",
-            "settings",
-            "participants",
-            "steps",
-            "target_minecraft_version",
-        ],
-    );
+    finish_document(obj, problems, &["participants", "steps"]);
     if problems.has_errors() {
         return None;
     }
@@ -644,22 +632,31 @@ fn read_participants(
     })
 }
 
+/// `token` as a finite number.
+fn finite_number(token: &str) -> Option<f32> {
+    token.parse::<f32>().ok().filter(|v| v.is_finite())
+}
+
+/// The number after a `~` or `^` (none: 0).
 fn parse_offset(token: &str) -> Option<f32> {
     if token.is_empty() {
         return Some(0.0);
     }
-    token.parse::<f32>().ok().filter(|v| v.is_finite())
+    finite_number(token)
+}
+
+/// `text` split at white space into exactly `N` words.
+fn words<const N: usize>(text: &str) -> Option<[&str; N]> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.try_into().ok()
 }
 
 /// Parses `~ ~ ~` or `^ ^ ^` coordinates (each with an optional number).
 pub fn parse_position(text: &str) -> Result<(PositionFrame, Vec3), String> {
-    let tokens: Vec<&str> = text.split_whitespace().collect();
     let err = || {
         format!("`{text}` must be three coordinates that all use `~` (relative to the scene origin) or all use `^` (local to the initiator's facing), e.g. \"^ ^ ^1.2\"")
     };
-    if tokens.len() != 3 {
-        return Err(err());
-    }
+    let tokens: [&str; 3] = words(text).ok_or_else(err)?;
     let frame = match tokens[0].chars().next() {
         Some('~') => PositionFrame::Relative,
         Some('^') => PositionFrame::Local,
@@ -676,27 +673,17 @@ pub fn parse_position(text: &str) -> Result<(PositionFrame, Vec3), String> {
 
 /// Parses `<yaw> <pitch>`, each an absolute angle or `~`-relative.
 pub fn parse_rotation(text: &str) -> Result<(Angle, Angle), String> {
-    let tokens: Vec<&str> = text.split_whitespace().collect();
     let err = || {
         format!("`{text}` must be `<yaw> <pitch>`, each a number of degrees or `~`-relative, e.g. \"~180 0\"")
     };
-    if tokens.len() != 2 {
-        return Err(err());
-    }
+    let [yaw, pitch] = words(text).ok_or_else(err)?;
     let angle = |t: &str| -> Option<Angle> {
         match t.strip_prefix('~') {
             Some(rest) => parse_offset(rest).map(Angle::Relative),
-            None => t
-                .parse::<f32>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .map(Angle::Absolute),
+            None => finite_number(t).map(Angle::Absolute),
         }
     };
-    Ok((
-        angle(tokens[0]).ok_or_else(err)?,
-        angle(tokens[1]).ok_or_else(err)?,
-    ))
+    Ok((angle(yaw).ok_or_else(err)?, angle(pitch).ok_or_else(err)?))
 }
 
 #[cfg(test)]
@@ -739,24 +726,17 @@ mod tests {
 }
 
 #[cfg(test)]
-mod describe_tests {
-    use super::*;
+pub(crate) mod fixtures;
 
-    fn reference(id: &str) -> AnimationRef {
-        AnimationRef {
-            id: EmoteId::parse(id).expect("id"),
-            pointer: String::new(),
-        }
-    }
+#[cfg(test)]
+mod describe_tests {
+    use super::fixtures::{play, reference};
+    use super::*;
 
     #[test]
     fn steps_read_as_a_player_would_want() {
         let steps = vec![
-            Step::Play {
-                emote: EmoteChoice::Single(reference("a:sit")),
-                repeat: 1,
-                transition_ticks: 0,
-            },
+            play("a:sit", 1, 0),
             Step::Play {
                 emote: EmoteChoice::Random(vec![
                     (Candidate::Animation(reference("a:x")), 45),

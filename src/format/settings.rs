@@ -121,6 +121,13 @@ const STOP_FLAGS: [&str; 6] = [
     "game_mode_change",
 ];
 
+const PLAYBACK_MODES: &[(&str, PlaybackMode)] = &[
+    ("once", PlaybackMode::Once),
+    ("hold", PlaybackMode::Hold),
+    ("loop", PlaybackMode::Loop),
+    ("server_sync", PlaybackMode::ServerSync),
+];
+
 /// Reads `settings.player`.
 pub(crate) fn read_player(
     value: &Value,
@@ -131,9 +138,7 @@ pub(crate) fn read_player(
     let Some(mut obj) = Obj::new(value, pointer, problems, "`player`") else {
         return out;
     };
-    if let Some((v, p)) = obj.opt("hidden") {
-        out.hidden = read::boolean(v, &p, problems, "`hidden`").unwrap_or(false);
-    }
+    out.hidden = obj.opt_bool("hidden", problems).unwrap_or(false);
     if let Some((v, p)) = obj.opt("stop_conditions") {
         if let Some(mut sc) = Obj::new(v, &p, problems, "`stop_conditions`") {
             let s = &mut out.stop_conditions;
@@ -151,8 +156,7 @@ pub(crate) fn read_player(
                 }
             }
             for key in STOP_FLAGS {
-                if let Some((v, p)) = sc.opt(key) {
-                    let flag = read::boolean(v, &p, problems, &format!("`{key}`")).unwrap_or(false);
+                if let Some(flag) = sc.opt_bool(key, problems) {
                     match key {
                         "jump" => s.jump = flag,
                         "submerge" => s.submerge = flag,
@@ -189,9 +193,7 @@ pub(crate) fn read_animation_settings(
     let Some(mut obj) = Obj::new(value, pointer, problems, "`settings`") else {
         return out;
     };
-    if let Some((v, p)) = obj.opt("standalone") {
-        out.standalone = read::boolean(v, &p, problems, "`standalone`").unwrap_or(true);
-    }
+    out.standalone = obj.opt_bool("standalone", problems).unwrap_or(true);
     out.cooldown_ticks = read_cooldown(&mut obj, problems);
     if let Some((v, p)) = obj.opt("rotation_deadzone") {
         if let Some(d) = read::number_in_range(
@@ -212,18 +214,9 @@ pub(crate) fn read_animation_settings(
     if let Some((v, p)) = obj.opt("playback") {
         if let Some(mut pb) = Obj::new(v, &p, problems, "`playback`") {
             if let Some((v, mp)) = pb.opt("mode") {
-                if let Some(mode) = read::one_of(
-                    v,
-                    &mp,
-                    problems,
-                    "playback `mode`",
-                    &[
-                        ("once", PlaybackMode::Once),
-                        ("hold", PlaybackMode::Hold),
-                        ("loop", PlaybackMode::Loop),
-                        ("server_sync", PlaybackMode::ServerSync),
-                    ],
-                ) {
+                if let Some(mode) =
+                    read::one_of(v, &mp, problems, "playback `mode`", PLAYBACK_MODES)
+                {
                     out.playback.mode = mode;
                 }
             }

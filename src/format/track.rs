@@ -314,6 +314,63 @@ fn keys_array<'a>(
     }
 }
 
+/// A keyframe object handed to a track's key reader, its `time` already
+/// read and checked against the key before it.
+struct KeyObject<'k> {
+    /// The keyframe's fields (`time` already taken).
+    obj: Obj<'k>,
+    /// Where the keyframe is.
+    pointer: &'k dyn JsonPointer,
+    /// True for the track's final keyframe.
+    is_last: bool,
+    /// The keyframe's time, or `None` when it was missing or broke a rule.
+    time_ticks: Option<u32>,
+}
+
+/// Reads each keyframe of the `channel` track: opens it as an object, reads
+/// its `time` and checks it (see [`check_time`]), then hands it to
+/// `read_key`, which reads the rest and returns the key, or `None` after
+/// recording a problem. `None` when any keyframe failed.
+fn read_keys<K>(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    channel: &str,
+    duration_ticks: Option<u32>,
+    mut read_key: impl FnMut(KeyObject<'_>, &mut Problems) -> Option<K>,
+) -> Option<Vec<K>> {
+    let keys = keys_array(value, pointer, problems, channel)?;
+    let mut out = Vec::with_capacity(keys.len());
+    let mut previous = None;
+    let mut ok = true;
+    for (key_index, key) in keys.iter().enumerate() {
+        let key_pointer = index(pointer, key_index);
+        let Some(mut obj) = Obj::new(key, &key_pointer, problems, "a keyframe") else {
+            ok = false;
+            continue;
+        };
+        let time_ticks = obj.req("time", problems).and_then(|(v, p)| {
+            let t = read::time(v, &p, problems, "keyframe `time`", 0)?;
+            check_time(key_index, t, previous, duration_ticks, &p, problems);
+            Some(t)
+        });
+        if let Some(t) = time_ticks {
+            previous = Some(t);
+        }
+        let key_object = KeyObject {
+            obj,
+            pointer: &key_pointer,
+            is_last: key_index + 1 == keys.len(),
+            time_ticks,
+        };
+        match read_key(key_object, problems) {
+            Some(key) => out.push(key),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
 /// Reads a position, rotation or scale track.
 pub(crate) fn read_vector_track(
     value: &Value,
@@ -322,123 +379,105 @@ pub(crate) fn read_vector_track(
     channel: &str,
     duration_ticks: Option<u32>,
 ) -> Option<Vec<VectorKey>> {
-    let keys = keys_array(value, pointer, problems, channel)?;
-    let mut out = Vec::with_capacity(keys.len());
-    let mut previous = None;
-    let mut ok = true;
-    let last = keys.len() - 1;
-    for (key_index, key) in keys.iter().enumerate() {
-        let key_pointer = index(pointer, key_index);
-        let Some(mut obj) = Obj::new(key, &key_pointer, problems, "a keyframe") else {
-            ok = false;
-            continue;
-        };
-        let time = obj.req("time", problems).and_then(|(v, p)| {
-            let t = read::time(v, &p, problems, "keyframe `time`", 0)?;
-            check_time(key_index, t, previous, duration_ticks, &p, problems);
-            Some(t)
-        });
-        if let Some(t) = time {
-            previous = Some(t);
-        }
-        let single = obj.opt("value");
-        let pre = obj.opt("pre");
-        let post = obj.opt("post");
-        let value = match (single, pre, post) {
-            (Some((v, p)), None, None) => vector_value(v, &p, problems).map(KeyValue::Single),
-            (None, Some((a, pa)), Some((b, pb))) => {
-                let pre = vector_value(a, &pa, problems);
-                let post = vector_value(b, &pb, problems);
-                match (pre, post) {
-                    (Some(pre), Some(post)) => Some(KeyValue::Jump { pre, post }),
-                    _ => None,
+    read_keys(
+        value,
+        pointer,
+        problems,
+        channel,
+        duration_ticks,
+        |key, problems| {
+            let KeyObject {
+                mut obj,
+                pointer: key_pointer,
+                is_last,
+                time_ticks,
+            } = key;
+            let single = obj.opt("value");
+            let pre = obj.opt("pre");
+            let post = obj.opt("post");
+            let value = match (single, pre, post) {
+                (Some((v, p)), None, None) => vector_value(v, &p, problems).map(KeyValue::Single),
+                (None, Some((a, pa)), Some((b, pb))) => {
+                    let pre = vector_value(a, &pa, problems);
+                    let post = vector_value(b, &pb, problems);
+                    match (pre, post) {
+                        (Some(pre), Some(post)) => Some(KeyValue::Jump { pre, post }),
+                        _ => None,
+                    }
                 }
-            }
-            (Some(_), _, _) => {
-                problems.error(
-                    &key_pointer,
+                (Some(_), _, _) => {
+                    problems.error(
+                    key_pointer,
                     "a keyframe defines either `value` or both `pre` and `post`, not both forms",
                 );
-                None
-            }
-            (None, None, None) => {
-                problems.error(
-                    &key_pointer,
-                    "a keyframe must define `value`, or both `pre` and `post`",
-                );
-                None
-            }
-            (None, _, _) => {
-                problems.error(&key_pointer, "`pre` and `post` must be given together");
-                None
-            }
-        };
-        let interpolation = obj.opt("interpolation").map(|(v, p)| {
-            if key_index == last {
-                problems.error(
-                    &p,
-                    "the final keyframe cannot declare `interpolation`: no segment follows it",
-                );
-            }
-            read::one_of(
-                v,
-                &p,
-                problems,
-                "`interpolation`",
-                &[
-                    ("linear", Interpolation::Linear),
-                    ("step", Interpolation::Step),
-                ],
-            )
-        });
-        let easing = obj.opt("easing").map(|(v, p)| {
-            if key_index == last {
-                problems.error(
-                    &p,
-                    "the final keyframe cannot declare `easing`: no segment follows it",
-                );
-            }
-            (read::one_of(v, &p, problems, "`easing`", &Easing::ALL), p)
-        });
-        let interpolation = match interpolation {
-            Some(Some(i)) => i,
-            Some(None) => {
-                ok = false;
-                Interpolation::Linear
-            }
-            None => Interpolation::Linear,
-        };
-        let easing = match easing {
-            Some((Some(e), p)) => {
-                if interpolation == Interpolation::Step {
+                    None
+                }
+                (None, None, None) => {
                     problems.error(
+                        key_pointer,
+                        "a keyframe must define `value`, or both `pre` and `post`",
+                    );
+                    None
+                }
+                (None, _, _) => {
+                    problems.error(key_pointer, "`pre` and `post` must be given together");
+                    None
+                }
+            };
+            let interpolation = obj.opt("interpolation").map(|(v, p)| {
+                if is_last {
+                    problems.error(
+                        &p,
+                        "the final keyframe cannot declare `interpolation`: no segment follows it",
+                    );
+                }
+                read::one_of(
+                    v,
+                    &p,
+                    problems,
+                    "`interpolation`",
+                    &[
+                        ("linear", Interpolation::Linear),
+                        ("step", Interpolation::Step),
+                    ],
+                )
+            });
+            let easing = obj.opt("easing").map(|(v, p)| {
+                if is_last {
+                    problems.error(
+                        &p,
+                        "the final keyframe cannot declare `easing`: no segment follows it",
+                    );
+                }
+                (read::one_of(v, &p, problems, "`easing`", &Easing::ALL), p)
+            });
+            // Left out: linear; given but not understood: `None` (the key fails).
+            let interpolation = interpolation.unwrap_or(Some(Interpolation::Linear));
+            let easing = match easing {
+                Some((Some(e), p)) => {
+                    if interpolation == Some(Interpolation::Step) {
+                        problems.error(
                         &p,
                         "easing applies to linear segments only; it cannot be combined with `step`",
                     );
+                    }
+                    Some(e)
                 }
-                e
-            }
-            Some((None, _)) => {
-                ok = false;
-                Easing::Linear
-            }
-            None => Easing::Linear,
-        };
-        obj.finish(
-            problems,
-            &["time", "value", "pre", "post", "interpolation", "easing"],
-        );
-        match (time, value) {
-            (Some(time_ticks), Some(value)) => out.push(VectorKey {
-                time_ticks,
-                value,
-                interpolation,
-                easing,
-            }),
-            _ => ok = false,
-        }
-    }
-    ok.then_some(out)
+                Some((None, _)) => None,
+                None => Some(Easing::Linear),
+            };
+            obj.finish(
+                problems,
+                &["time", "value", "pre", "post", "interpolation", "easing"],
+            );
+            Some(VectorKey {
+                time_ticks: time_ticks?,
+                value: value?,
+                interpolation: interpolation?,
+                easing: easing?,
+            })
+        },
+    )
 }
 
 /// Reads a visibility track.
@@ -448,52 +487,42 @@ pub(crate) fn read_visibility_track(
     problems: &mut Problems,
     duration_ticks: Option<u32>,
 ) -> Option<Vec<VisibilityKey>> {
-    let keys = keys_array(value, pointer, problems, "visible")?;
-    let mut out = Vec::with_capacity(keys.len());
-    let mut previous = None;
-    let mut ok = true;
-    for (key_index, key) in keys.iter().enumerate() {
-        let key_pointer = index(pointer, key_index);
-        let Some(mut obj) = Obj::new(key, &key_pointer, problems, "a keyframe") else {
-            ok = false;
-            continue;
-        };
-        let time = obj.req("time", problems).and_then(|(v, p)| {
-            let t = read::time(v, &p, problems, "keyframe `time`", 0)?;
-            check_time(key_index, t, previous, duration_ticks, &p, problems);
-            Some(t)
-        });
-        if let Some(t) = time {
-            previous = Some(t);
-        }
-        let value = obj.req("value", problems).and_then(|(v, p)| match v {
-            Value::Bool(b) => Some(VisibilityValue::Fixed(*b)),
-            Value::String(s) => molang_string(s, &p, problems).map(VisibilityValue::Molang),
-            other => {
-                problems.error(
-                    &p,
-                    format!(
-                        "a visibility value must be true, false or a Molang string, found {}",
-                        read::kind_of(other)
-                    ),
+    read_keys(
+        value,
+        pointer,
+        problems,
+        "visible",
+        duration_ticks,
+        |key, problems| {
+            let mut obj = key.obj;
+            let value = obj.req("value", problems).and_then(|(v, p)| match v {
+                Value::Bool(b) => Some(VisibilityValue::Fixed(*b)),
+                Value::String(s) => molang_string(s, &p, problems).map(VisibilityValue::Molang),
+                other => {
+                    problems.error(
+                        &p,
+                        format!(
+                            "a visibility value must be true, false or a Molang string, found {}",
+                            read::kind_of(other)
+                        ),
+                    );
+                    None
+                }
+            });
+            for field in ["interpolation", "easing", "pre", "post"] {
+                obj.forbid(
+                    field,
+                    problems,
+                    &format!("visibility tracks are stepped booleans and do not support `{field}`"),
                 );
-                None
             }
-        });
-        for key in ["interpolation", "easing", "pre", "post"] {
-            obj.forbid(
-                key,
-                problems,
-                &format!("visibility tracks are stepped booleans and do not support `{key}`"),
-            );
-        }
-        obj.finish(problems, &["time", "value"]);
-        match (time, value) {
-            (Some(time_ticks), Some(value)) => out.push(VisibilityKey { time_ticks, value }),
-            _ => ok = false,
-        }
-    }
-    ok.then_some(out)
+            obj.finish(problems, &["time", "value"]);
+            Some(VisibilityKey {
+                time_ticks: key.time_ticks?,
+                value: value?,
+            })
+        },
+    )
 }
 
 /// The node's transform value for a channel, as three fixed components.

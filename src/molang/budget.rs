@@ -166,17 +166,34 @@ mod tests {
         }
     }
 
+    /// A session for `symbols` that may spend `budget_ops` operations.
+    fn budgeted(symbols: &Symbols, budget_ops: u64) -> Session {
+        let mut session = Session::new(symbols);
+        session.set_op_budget(budget_ops);
+        session
+    }
+
+    /// Evaluates `program` once in `session`, with default queries and a
+    /// generator seeded with `seed`, stopping where the budget runs out.
+    fn try_eval_once(
+        program: &Program,
+        session: &mut Session,
+        seed: u64,
+    ) -> Result<f64, BudgetExceeded> {
+        program.try_eval(session, &QueryContext::default(), &mut MolangRng::new(seed))
+    }
+
+    /// Evaluates `program` once in `session`, with default queries (NaN
+    /// where the budget runs out).
+    fn eval_once(program: &Program, session: &mut Session) -> f64 {
+        program.eval(session, &QueryContext::default(), &mut MolangRng::new(1))
+    }
+
     /// Evaluates `source` with `budget` ops; returns the result and the session.
     fn run(source: &str, budget: u64) -> (Result<f64, BudgetExceeded>, Session) {
         let (program, symbols) = program(source);
-        let mut session = Session::new(&symbols);
-        session.set_op_budget(budget);
-        let result = program.try_eval(
-            &mut session,
-            &QueryContext::default(),
-            &mut MolangRng::new(1),
-        );
-        (result, session)
+        let mut session = budgeted(&symbols, budget);
+        (try_eval_once(&program, &mut session, 1), session)
     }
 
     const NESTED: &str = "loop(1024, {loop(1024, {loop(16, {v.x = v.x + 1;});});});";
@@ -233,14 +250,8 @@ mod tests {
         assert!(!session.is_set(1), "nothing after the loop runs");
         // `eval` gives NaN; a refill clears the flag.
         let (program, symbols) = program(NESTED);
-        let mut session = Session::new(&symbols);
-        session.set_op_budget(DEFAULT_OP_BUDGET);
-        let value = program.eval(
-            &mut session,
-            &QueryContext::default(),
-            &mut MolangRng::new(1),
-        );
-        assert!(value.is_nan());
+        let mut session = budgeted(&symbols, DEFAULT_OP_BUDGET);
+        assert!(eval_once(&program, &mut session).is_nan());
         assert!(session.is_out_of_ops());
         assert!(session.ops_used() <= DEFAULT_OP_BUDGET);
         session.set_op_budget(10);
@@ -253,12 +264,7 @@ mod tests {
         let (program, symbols) =
             program("loop(1024, {loop(1024, {v.x = v.x + 1;});}); return v.x;");
         let mut session = Session::new(&symbols);
-        let value = program.eval(
-            &mut session,
-            &QueryContext::default(),
-            &mut MolangRng::new(1),
-        );
-        assert_eq!(value, 1024.0 * 1024.0);
+        assert_eq!(eval_once(&program, &mut session), 1024.0 * 1024.0);
         assert_eq!(session.op_budget(), u64::MAX);
         assert!(!session.is_out_of_ops());
     }
@@ -331,22 +337,18 @@ mod tests {
         ) {
             let source = format!("v.i = {start}; {}", statements.concat());
             let (program, symbols) = program(&source);
-            let mut session = Session::new(&symbols);
-            session.set_op_budget(u64::MAX);
-            let result = program.try_eval(&mut session, &QueryContext::default(), &mut MolangRng::new(3));
-            prop_assert!(result.is_ok());
+            let mut session = budgeted(&symbols, u64::MAX);
+            prop_assert!(try_eval_once(&program, &mut session, 3).is_ok());
             prop_assert!(session.ops_used() <= program.worst_case_ops(),
                 "{source}: used {}, worst case {}", session.ops_used(), program.worst_case_ops());
             // A budget of the worst case is always enough; one less than
             // what was used never is.
             let used = session.ops_used();
-            let mut again = Session::new(&symbols);
-            again.set_op_budget(program.worst_case_ops());
-            prop_assert!(program.try_eval(&mut again, &QueryContext::default(), &mut MolangRng::new(3)).is_ok());
+            let mut again = budgeted(&symbols, program.worst_case_ops());
+            prop_assert!(try_eval_once(&program, &mut again, 3).is_ok());
             if used > 0 {
-                let mut short = Session::new(&symbols);
-                short.set_op_budget(used - 1);
-                prop_assert!(program.try_eval(&mut short, &QueryContext::default(), &mut MolangRng::new(3)).is_err());
+                let mut short = budgeted(&symbols, used - 1);
+                prop_assert!(try_eval_once(&program, &mut short, 3).is_err());
             }
         }
     }

@@ -37,16 +37,18 @@ fn name(n: &Name, out: &mut String) {
 /// Writes `e`; `top` leaves off the parentheses a compound expression would
 /// otherwise get.
 fn expr(e: &Expr, out: &mut String, top: bool) {
-    let open = |out: &mut String| {
-        if !top {
-            out.push('(');
-        }
-    };
-    let close = |out: &mut String| {
-        if !top {
-            out.push(')');
-        }
-    };
+    let parenthesized = !top
+        && matches!(
+            e.kind,
+            ExprKind::Unary(..)
+                | ExprKind::Binary(..)
+                | ExprKind::Conditional(..)
+                | ExprKind::Assign(..)
+                | ExprKind::Return(..)
+        );
+    if parenthesized {
+        out.push('(');
+    }
     match &e.kind {
         ExprKind::Number(n) => {
             let _ = write!(out, "{n}");
@@ -64,25 +66,20 @@ fn expr(e: &Expr, out: &mut String, top: bool) {
             out.push(')');
         }
         ExprKind::Unary(op, a) => {
-            open(out);
             out.push(match op {
                 UnaryOp::Negate => '-',
                 UnaryOp::Not => '!',
             });
             expr(a, out, false);
-            close(out);
         }
         ExprKind::Binary(op, a, b) => {
-            open(out);
             expr(a, out, false);
             out.push(' ');
             out.push_str(op.text());
             out.push(' ');
             expr(b, out, false);
-            close(out);
         }
         ExprKind::Conditional(c, a, b) => {
-            open(out);
             expr(c, out, false);
             out.push_str(" ? ");
             expr(a, out, false);
@@ -90,14 +87,11 @@ fn expr(e: &Expr, out: &mut String, top: bool) {
                 out.push_str(" : ");
                 expr(b, out, false);
             }
-            close(out);
         }
         ExprKind::Assign(n, v) => {
-            open(out);
             name(n, out);
             out.push_str(" = ");
             expr(v, out, false);
-            close(out);
         }
         ExprKind::Block(statements) => {
             out.push('{');
@@ -125,17 +119,18 @@ fn expr(e: &Expr, out: &mut String, top: bool) {
             out.push(')');
         }
         ExprKind::Return(value) => {
-            open(out);
             out.push_str("return");
             if let Some(v) = value {
                 out.push(' ');
                 expr(v, out, false);
             }
-            close(out);
         }
         ExprKind::Break => out.push_str("break"),
         ExprKind::Continue => out.push_str("continue"),
         ExprKind::This => out.push_str("this"),
+    }
+    if parenthesized {
+        out.push(')');
     }
 }
 

@@ -9,12 +9,28 @@ fn run(source: &str) -> f64 {
     run_with(source, &QueryContext::default())
 }
 
-fn run_with(source: &str, queries: &QueryContext) -> f64 {
-    let mut symbols = Symbols::new();
-    let program = match compile(source, CompileContext::Program, &mut symbols) {
+/// Compiles `source` into `symbols`; panics with the rendered error.
+fn compiled(source: &str, context: CompileContext, symbols: &mut Symbols) -> Program {
+    match compile(source, context, symbols) {
         Ok(p) => p,
         Err(e) => panic!("{source}: {}", describe(&e, source)),
-    };
+    }
+}
+
+/// Compiles `sources` in order against one symbol table; returns the
+/// programs, the table and a fresh session for it.
+fn compile_session<const N: usize>(
+    sources: [(&str, CompileContext); N],
+) -> ([Program; N], Symbols, Session) {
+    let mut symbols = Symbols::new();
+    let programs = sources.map(|(source, context)| compiled(source, context, &mut symbols));
+    let session = Session::new(&symbols);
+    (programs, symbols, session)
+}
+
+fn run_with(source: &str, queries: &QueryContext) -> f64 {
+    let mut symbols = Symbols::new();
+    let program = compiled(source, CompileContext::Program, &mut symbols);
     let mut session = Session::new(&symbols);
     program.eval(&mut session, queries, &mut MolangRng::new(1))
 }
@@ -325,16 +341,10 @@ fn easing_functions_hit_their_ends_and_known_points() {
 
 #[test]
 fn random_is_seeded_inclusive_and_bounded() {
-    let mut symbols = Symbols::new();
-    let program = compile(
-        "math.random_integer(1, 3)",
-        CompileContext::Program,
-        &mut symbols,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let float = compile("math.random(-2, 5)", CompileContext::Program, &mut symbols)
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mut session = Session::new(&symbols);
+    let ([program, float], _, mut session) = compile_session([
+        ("math.random_integer(1, 3)", CompileContext::Program),
+        ("math.random(-2, 5)", CompileContext::Program),
+    ]);
     let q = QueryContext::default();
     let mut rng = MolangRng::new(42);
     let mut counts = [0u32; 3];
@@ -474,16 +484,13 @@ fn queries_read_the_context() {
 
 #[test]
 fn variables_persist_in_the_session_and_temps_do_not() {
-    let mut symbols = Symbols::new();
-    let tick = compile(
-        "v.n = v.n + 1; t.k = (t.k ?? 0) + 1; return t.k;",
-        CompileContext::Program,
-        &mut symbols,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let read =
-        compile("v.n * 10", CompileContext::Track, &mut symbols).unwrap_or_else(|e| panic!("{e}"));
-    let mut session = Session::new(&symbols);
+    let ([tick, read], symbols, mut session) = compile_session([
+        (
+            "v.n = v.n + 1; t.k = (t.k ?? 0) + 1; return t.k;",
+            CompileContext::Program,
+        ),
+        ("v.n * 10", CompileContext::Track),
+    ]);
     let q = QueryContext::default();
     let mut rng = MolangRng::new(0);
     for _ in 0..3 {
@@ -654,10 +661,7 @@ fn compiled_nodes_stay_small() {
 #[test]
 fn cycle_invariance_is_about_randomness_and_what_a_program_reads() {
     let invariant = |src: &str| {
-        let mut symbols = Symbols::new();
-        compile(src, CompileContext::Program, &mut symbols)
-            .expect("compiles")
-            .is_cycle_invariant()
+        compiled(src, CompileContext::Program, &mut Symbols::new()).is_cycle_invariant()
     };
     assert!(invariant("math.sin(q.anim_time * 90) * 5"));
     assert!(invariant("v.x = q.anim_time; return v.x * 2;"));

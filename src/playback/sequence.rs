@@ -211,17 +211,10 @@ pub fn resolve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::sequence::AnimationRef;
+    use crate::format::sequence::fixtures::{play, reference};
 
     fn id(s: &str) -> EmoteId {
         EmoteId::parse(s).expect("id")
-    }
-
-    fn reference(s: &str) -> AnimationRef {
-        AnimationRef {
-            id: id(s),
-            pointer: String::new(),
-        }
     }
 
     fn weighted(list: &[(&str, u32)]) -> EmoteChoice {
@@ -307,17 +300,9 @@ mod tests {
     #[test]
     fn a_single_candidate_may_repeat_and_transitions_skip_the_first_segment() {
         let steps = vec![
-            Step::Play {
-                emote: EmoteChoice::Single(reference("a:x")),
-                repeat: 3,
-                transition_ticks: 4,
-            },
+            play("a:x", 3, 4),
             Step::Wait { duration_ticks: 10 },
-            Step::Play {
-                emote: EmoteChoice::Single(reference("a:y")),
-                repeat: 1,
-                transition_ticks: 2,
-            },
+            play("a:y", 1, 2),
         ];
         let segments = resolve(&steps, &no_loops, &mut StepRng::new(0), false);
         let play = |step, repetition, name: &str, transition_ticks| Segment::Play {
@@ -348,11 +333,7 @@ mod tests {
             repeat: 4,
             transition_ticks: 0,
         };
-        let tail = Step::Play {
-            emote: EmoteChoice::Single(reference("a:z")),
-            repeat: 1,
-            transition_ticks: 0,
-        };
+        let tail = play("a:z", 1, 0);
         let mut rng = StepRng::new(3);
         let with_continue = resolve(
             &[always("emote:continue"), tail.clone()],
@@ -372,11 +353,7 @@ mod tests {
 
     #[test]
     fn a_loop_animation_holds_its_delay_between_cycles_of_a_step() {
-        let steps = vec![Step::Play {
-            emote: EmoteChoice::Single(reference("a:loop")),
-            repeat: 3,
-            transition_ticks: 0,
-        }];
+        let steps = vec![play("a:loop", 3, 0)];
         let loops = |i: &EmoteId| (i.as_str() == "a:loop").then_some(5);
         let segments = resolve(&steps, &loops, &mut StepRng::new(0), false);
         let kinds: Vec<bool> = segments

@@ -131,50 +131,21 @@ mod tests {
 
     #[test]
     fn each_flag_stops_only_when_enabled() {
-        let seen = [
-            (
-                PlayerObservation {
-                    jumped: true,
-                    ..Default::default()
-                },
-                StopReason::Jumped,
-            ),
-            (
-                PlayerObservation {
-                    eyes_in_water: true,
-                    ..Default::default()
-                },
-                StopReason::Submerged,
-            ),
-            (
-                PlayerObservation {
-                    riding: true,
-                    ..Default::default()
-                },
-                StopReason::Rode,
-            ),
-            (
-                PlayerObservation {
-                    damaged: true,
-                    ..Default::default()
-                },
-                StopReason::Damaged,
-            ),
-            (
-                PlayerObservation {
-                    attacked: true,
-                    ..Default::default()
-                },
-                StopReason::Attacked,
-            ),
-            (
-                PlayerObservation {
-                    game_mode_changed: true,
-                    ..Default::default()
-                },
-                StopReason::GameModeChanged,
-            ),
+        // Each observation flag, and the reason it stops a playback for.
+        type Flag = fn(&mut PlayerObservation) -> &mut bool;
+        let flags: [(Flag, StopReason); 6] = [
+            (|o| &mut o.jumped, StopReason::Jumped),
+            (|o| &mut o.eyes_in_water, StopReason::Submerged),
+            (|o| &mut o.riding, StopReason::Rode),
+            (|o| &mut o.damaged, StopReason::Damaged),
+            (|o| &mut o.attacked, StopReason::Attacked),
+            (|o| &mut o.game_mode_changed, StopReason::GameModeChanged),
         ];
+        let seen = flags.map(|(flag, reason)| {
+            let mut observation = PlayerObservation::default();
+            *flag(&mut observation) = true;
+            (observation, reason)
+        });
         let on = StopMonitor::new(all_on(0.0), [0.0, 0.0]);
         let off = StopMonitor::new(StopConditions::default(), [0.0, 0.0]);
         for (observation, reason) in seen {

@@ -1,6 +1,8 @@
 //! The default world: a flat grass plain with a stone spawn area and a pool
 //! of water, so that every stop condition can be tried by hand.
 
+use std::ops::RangeInclusive;
+
 use valence::prelude::*;
 
 use crate::server::config::Config;
@@ -35,40 +37,36 @@ fn build_flat_world(
         }
     }
     let extent = CHUNK_RADIUS * 16;
-    for z in -extent..extent {
-        for x in -extent..extent {
-            layer
-                .chunk
-                .set_block([x, SURFACE_Y - 3, z], BlockState::BEDROCK);
-            layer
-                .chunk
-                .set_block([x, SURFACE_Y - 2, z], BlockState::DIRT);
-            layer
-                .chunk
-                .set_block([x, SURFACE_Y - 1, z], BlockState::DIRT);
-            layer
-                .chunk
-                .set_block([x, SURFACE_Y, z], BlockState::GRASS_BLOCK);
-        }
-    }
-    // A smooth stone spawn square.
-    for z in -4..=4 {
-        for x in -4..=4 {
-            layer
-                .chunk
-                .set_block([x, SURFACE_Y, z], BlockState::SMOOTH_STONE);
-        }
-    }
-    // A pool two blocks deep east of spawn, so eyes can go under water.
-    for z in -3..=3 {
-        for x in 8..=14 {
-            layer.chunk.set_block([x, SURFACE_Y, z], BlockState::WATER);
-            layer
-                .chunk
-                .set_block([x, SURFACE_Y - 1, z], BlockState::WATER);
-            layer
-                .chunk
-                .set_block([x, SURFACE_Y - 2, z], BlockState::SAND);
+    // Each area, in order (a later one overwrites an earlier): x and z
+    // ranges, then the block at each height from the surface down.
+    let areas: [(RangeInclusive<i32>, RangeInclusive<i32>, &[BlockState]); 3] = [
+        // The plain.
+        (
+            -extent..=extent - 1,
+            -extent..=extent - 1,
+            &[
+                BlockState::GRASS_BLOCK,
+                BlockState::DIRT,
+                BlockState::DIRT,
+                BlockState::BEDROCK,
+            ],
+        ),
+        // A smooth stone spawn square.
+        (-4..=4, -4..=4, &[BlockState::SMOOTH_STONE]),
+        // A pool two blocks deep east of spawn, so eyes can go under water.
+        (
+            8..=14,
+            -3..=3,
+            &[BlockState::WATER, BlockState::WATER, BlockState::SAND],
+        ),
+    ];
+    for (xs, zs, column) in areas {
+        for z in zs {
+            for x in xs.clone() {
+                for (depth, block) in (0..).zip(column) {
+                    layer.chunk.set_block([x, SURFACE_Y - depth, z], *block);
+                }
+            }
         }
     }
     commands.spawn(layer);

@@ -168,7 +168,8 @@ impl Planner {
         tolerance: Tolerance,
     ) -> Option<DisplayTransform> {
         let exact = self.exact[b]?;
-        let worst = match self.worst_miss(frames, from, exact, a, b, tolerance) {
+        let stretch = |to| Stretch { from, to, a, b };
+        let worst = match self.worst_miss(frames, stretch(exact), tolerance) {
             Miss::None => return Some(exact),
             Miss::Hidden => return None,
             // Aiming splits a miss between the middle and the end: it
@@ -194,7 +195,7 @@ impl Planner {
             left_rotation: (turn * exact.left_rotation).normalize(),
             ..exact
         };
-        self.fits(frames, from, aimed, a, b, tolerance)
+        self.fits(frames, stretch(aimed), tolerance)
             .then_some(aimed)
     }
 
@@ -217,27 +218,19 @@ impl Planner {
         type Swap = fn(&mut DisplayTransform, &DisplayTransform, Tolerance) -> bool;
         let swaps: [Swap; 4] = [
             |t, f, tol| {
-                let moved = (t.scale - f.scale).abs().max_element();
-                t.scale = f.scale;
-                moved > 0.0 && moved <= tol.translation_blocks
+                let largest_axis = |d: Vec3| d.abs().max_element();
+                swap_vector(&mut t.scale, f.scale, largest_axis, tol.translation_blocks)
             },
+            |t, f, tol| swap_rotation(&mut t.right_rotation, f.right_rotation, tol),
             |t, f, tol| {
-                let moved = angle_degrees(t.right_rotation, f.right_rotation);
-                let differs = t.right_rotation != f.right_rotation;
-                t.right_rotation = f.right_rotation;
-                differs && moved <= tol.rotation_degrees
+                swap_vector(
+                    &mut t.translation,
+                    f.translation,
+                    Vec3::length,
+                    tol.translation_blocks,
+                )
             },
-            |t, f, tol| {
-                let moved = (t.translation - f.translation).length();
-                t.translation = f.translation;
-                moved > 0.0 && moved <= tol.translation_blocks
-            },
-            |t, f, tol| {
-                let moved = angle_degrees(t.left_rotation, f.left_rotation);
-                let differs = t.left_rotation != f.left_rotation;
-                t.left_rotation = f.left_rotation;
-                differs && moved <= tol.rotation_degrees
-            },
+            |t, f, tol| swap_rotation(&mut t.left_rotation, f.left_rotation, tol),
         ];
         for swap in swaps {
             let mut kept = target;
@@ -247,7 +240,13 @@ impl Planner {
             let fits = if a == b {
                 self.accepts(frames, &kept, a, tolerance)
             } else {
-                self.fits(frames, from, kept, a, b, tolerance)
+                let stretch = Stretch {
+                    from,
+                    to: kept,
+                    a,
+                    b,
+                };
+                self.fits(frames, stretch, tolerance)
             };
             if fits {
                 target = kept;
@@ -270,36 +269,19 @@ impl Planner {
         }
     }
 
-    /// True when the client, interpolating from `from` to `to` over
-    /// `[a, b]`, draws every tick of `(a, b]` within `tolerance` (stops at
-    /// the first that is not).
-    fn fits(
-        &self,
-        frames: &[Option<Mat4>],
-        from: DisplayTransform,
-        to: DisplayTransform,
-        a: usize,
-        b: usize,
-        tolerance: Tolerance,
-    ) -> bool {
-        self.stretch_errors(frames, from, to, a, b)
+    /// True when the client, interpolating over `stretch`, draws every
+    /// tick of `(a, b]` within `tolerance` (stops at the first that is not).
+    fn fits(&self, frames: &[Option<Mat4>], stretch: Stretch, tolerance: Tolerance) -> bool {
+        self.stretch_errors(frames, stretch)
             .all(|(_, error)| error.is_some_and(|e| tolerance.accepts(e)))
     }
 
-    /// Where the client, interpolating from `from` to `to` over `[a, b]`,
-    /// draws the ticks of `(a, b]` furthest from their exact poses (the
-    /// error measured in tolerances, the larger of its two measures).
-    fn worst_miss(
-        &self,
-        frames: &[Option<Mat4>],
-        from: DisplayTransform,
-        to: DisplayTransform,
-        a: usize,
-        b: usize,
-        tolerance: Tolerance,
-    ) -> Miss {
+    /// Where the client, interpolating over `stretch`, draws the ticks of
+    /// `(a, b]` furthest from their exact poses (the error measured in
+    /// tolerances, the larger of its two measures).
+    fn worst_miss(&self, frames: &[Option<Mat4>], stretch: Stretch, tolerance: Tolerance) -> Miss {
         let mut worst = (1.0f32, None);
-        for (t, error) in self.stretch_errors(frames, from, to, a, b) {
+        for (t, error) in self.stretch_errors(frames, stretch) {
             let Some(error) = error else {
                 return Miss::Hidden;
             };
@@ -312,18 +294,16 @@ impl Planner {
         worst.1.map_or(Miss::None, |tick| Miss::At(tick, worst.0))
     }
 
-    /// Each tick of `(a, b]` and how far the client, interpolating from
-    /// `from` to `to`, draws it from its exact pose (`None` where the node
-    /// is hidden). The end is left out when `to` is its exact pose (drawn
+    /// Each tick of `(a, b]` and how far the client, interpolating over
+    /// `stretch`, draws it from its exact pose (`None` where the node is
+    /// hidden). The end is left out when `to` is its exact pose (drawn
     /// exactly).
     fn stretch_errors<'a>(
         &'a self,
         frames: &'a [Option<Mat4>],
-        from: DisplayTransform,
-        to: DisplayTransform,
-        a: usize,
-        b: usize,
+        stretch: Stretch,
     ) -> impl Iterator<Item = (usize, Option<PoseError>)> + 'a {
+        let Stretch { from, to, a, b } = stretch;
         let span = (b - a) as f32;
         let last = if Some(to) == self.exact[b] { b - 1 } else { b };
         (a + 1..=last).map(move |t| {
@@ -334,6 +314,33 @@ impl Planner {
             (t, error)
         })
     }
+}
+
+/// Puts `from` into `field`; true when the field moved, by at most `limit`
+/// as `distance` measures the difference.
+fn swap_vector(field: &mut Vec3, from: Vec3, distance: fn(Vec3) -> f32, limit: f32) -> bool {
+    let moved = distance(*field - from);
+    *field = from;
+    moved > 0.0 && moved <= limit
+}
+
+/// Puts `from` into `field`; true when the rotation changed, by at most the
+/// rotation tolerance.
+fn swap_rotation(field: &mut Quat, from: Quat, tolerance: Tolerance) -> bool {
+    let moved = angle_degrees(*field, from);
+    let differs = *field != from;
+    *field = from;
+    differs && moved <= tolerance.rotation_degrees
+}
+
+/// What the client draws between two updates: it shows `from` at tick `a`
+/// and interpolates to `to`, reached at tick `b`.
+#[derive(Clone, Copy, Debug)]
+struct Stretch {
+    from: DisplayTransform,
+    to: DisplayTransform,
+    a: usize,
+    b: usize,
 }
 
 /// What [`Planner::worst_miss`] found.

@@ -33,6 +33,16 @@ fn check(frames: &[Option<Mat4>]) -> Vec<DisplayUpdate> {
     updates
 }
 
+/// A pose with every field away from the identity: scaled unevenly, turned
+/// and moved.
+fn still_pose() -> Mat4 {
+    Mat4::from_scale_rotation_translation(
+        Vec3::new(0.5, 1.0, 0.5),
+        Quat::from_rotation_x(0.3),
+        Vec3::new(0.2, 1.4, 0.0),
+    )
+}
+
 #[test]
 fn linear_translation_is_one_stretch() {
     let frames = frames_of(20, |t| {
@@ -146,11 +156,7 @@ fn constant_slerp_rotation_is_one_stretch() {
 
 #[test]
 fn still_pose_sends_once_at_tick_0() {
-    let m = Mat4::from_scale_rotation_translation(
-        Vec3::new(0.5, 1.0, 0.5),
-        Quat::from_rotation_x(0.3),
-        Vec3::new(0.2, 1.4, 0.0),
-    );
+    let m = still_pose();
     let frames = vec![Some(m); 41];
     let updates = check(&frames);
     assert_eq!(updates.len(), 1);
@@ -219,11 +225,7 @@ fn replay_draws_nothing_before_the_first_update() {
 
 #[test]
 fn turned_update_matches_turned_matrix() {
-    let m = Mat4::from_scale_rotation_translation(
-        Vec3::new(0.5, 1.0, 0.5),
-        Quat::from_rotation_x(0.3),
-        Vec3::new(0.2, 1.4, 0.0),
-    );
+    let m = still_pose();
     let root = Quat::from_rotation_y(0.8);
     let update = point(0, DisplayTransform::from_matrix(&m));
     let turned = update.turned(root).to_matrix();
