@@ -154,33 +154,40 @@ fn event_position(input: &str) -> Coordinates {
     }
 }
 
+/// Where the commands below run from: one place, facing west (yaw 90:
+/// forward is -X, left is +Z).
+const ORIGIN: DVec3 = DVec3::new(10.0, 64.0, -5.0);
+const FACING: Facing = Facing {
+    yaw: 90.0,
+    pitch: 0.0,
+};
+
+/// Accepted `tp` positions and where they go from [`ORIGIN`] facing
+/// [`FACING`] (`Steve` and `@s` move; the place is the same).
+const PLACES: &[(&str, DVec3)] = &[
+    ("tp 1 64 1", DVec3::new(1.5, 64.0, 1.5)),
+    ("tp 1.5 64 -2.25", DVec3::new(1.5, 64.0, -2.25)),
+    ("tp ~ ~1 ~-0.5", DVec3::new(10.0, 65.0, -5.5)),
+    ("tp Steve 3 65 3", DVec3::new(3.5, 65.0, 3.5)),
+    ("tp ^ ^ ^1", DVec3::new(9.0, 64.0, -5.0)),
+    ("tp ^1 ^-2.5 ^.5", DVec3::new(9.5, 61.5, -4.0)),
+    ("tp Steve ^ ^ ^2", DVec3::new(8.0, 64.0, -5.0)),
+    ("tp @s ^ ^ ^2", DVec3::new(8.0, 64.0, -5.0)),
+];
+
 #[test]
 fn an_accepted_position_resolves_to_the_same_place_in_both() {
     // Each front end resolves from where its command runs: the sender's
     // position and look (typed), the event origin and the source's facing
     // (events). From the same place, facing the same way, both land on
     // the same block.
-    let origin = DVec3::new(10.0, 64.0, -5.0);
-    let facing = Facing {
-        yaw: 90.0,
-        pitch: 0.0,
-    };
-    // Yaw 90 faces -X: forward is -X, left is +Z.
-    for (input, expected) in [
-        ("tp 1 64 1", DVec3::new(1.5, 64.0, 1.5)),
-        ("tp 1.5 64 -2.25", DVec3::new(1.5, 64.0, -2.25)),
-        ("tp ~ ~1 ~-0.5", DVec3::new(10.0, 65.0, -5.5)),
-        ("tp Steve 3 65 3", DVec3::new(3.5, 65.0, 3.5)),
-        ("tp ^ ^ ^1", DVec3::new(9.0, 64.0, -5.0)),
-        ("tp ^1 ^-2.5 ^.5", DVec3::new(9.5, 61.5, -4.0)),
-        ("tp Steve ^ ^ ^2", DVec3::new(8.0, 64.0, -5.0)),
-    ] {
+    for (input, expected) in PLACES {
         let typed = typed_position(input);
         let event = event_position(input);
         assert_eq!(typed, event, "{input}");
-        let (typed, event) = (typed.resolve(origin, facing), event.resolve(origin, facing));
+        let (typed, event) = (typed.resolve(ORIGIN, FACING), event.resolve(ORIGIN, FACING));
         assert_eq!(typed, event, "{input}");
-        assert!(typed.abs_diff_eq(expected, 1e-9), "{input}: {typed}");
+        assert!(typed.abs_diff_eq(*expected, 1e-9), "{input}: {typed}");
     }
 }
 
@@ -230,22 +237,11 @@ fn moved_by(line: &str, typed: bool, at: DVec3, facing: Facing) -> DVec3 {
 fn both_front_ends_move_the_player_to_the_same_place() {
     // The whole path: each front end's parser, then its runner resolving
     // from the player (typed: the sender's position and look; event: the
-    // origin and the player source's look).
-    let at = DVec3::new(10.0, 64.0, -5.0);
-    let facing = Facing {
-        yaw: 90.0,
-        pitch: 0.0,
-    };
-    for (input, expected) in [
-        ("tp 1 64 1", DVec3::new(1.5, 64.0, 1.5)),
-        ("tp ~ ~1 ~-0.5", DVec3::new(10.0, 65.0, -5.5)),
-        ("tp ^ ^ ^1", DVec3::new(9.0, 64.0, -5.0)),
-        ("tp ^1 ^-2.5 ^.5", DVec3::new(9.5, 61.5, -4.0)),
-        ("tp @s ^ ^ ^2", DVec3::new(8.0, 64.0, -5.0)),
-    ] {
-        let typed = moved_by(input, true, at, facing);
-        let event = moved_by(input, false, at, facing);
-        assert!(typed.abs_diff_eq(expected, 1e-9), "typed {input}: {typed}");
-        assert!(event.abs_diff_eq(expected, 1e-9), "event {input}: {event}");
+    // origin and the player source's look). Only the player itself moves.
+    for (input, expected) in PLACES.iter().filter(|(input, _)| !input.contains("Steve")) {
+        let typed = moved_by(input, true, ORIGIN, FACING);
+        let event = moved_by(input, false, ORIGIN, FACING);
+        assert!(typed.abs_diff_eq(*expected, 1e-9), "typed {input}: {typed}");
+        assert!(event.abs_diff_eq(*expected, 1e-9), "event {input}: {event}");
     }
 }
