@@ -17,7 +17,6 @@ pub mod gateway;
 pub mod loadtest;
 pub mod permissions;
 pub mod reload;
-pub mod selector;
 pub mod syntax;
 pub mod tick_stats;
 pub mod world;

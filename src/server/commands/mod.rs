@@ -19,7 +19,7 @@
 //! | `/emote stop` | `emote.default` |
 //! | `/emote list`, `/emote info <id>` | nothing (the list shows what you may play) |
 //! | `/emote play <id> <player>`, `/emote stop <player>`, `/emote reload` | `emote.manage` |
-//! | `/gamemode <mode> [player]` | `minecraft.command.gamemode` |
+//! | `/gamemode <mode> [targets]` | `minecraft.command.gamemode` |
 //! | `/tp ...` | `minecraft.command.teleport` |
 //!
 //! Operators (level 2 and up, as vanilla requires for `/gamemode` and
@@ -30,6 +30,28 @@
 //! player's rate limit (`[commands]` in the configuration, governor's GCRA):
 //! a command over the limit is refused with "Slow down", a completion
 //! request over it is dropped.
+//!
+//! # One syntax with event commands
+//!
+//! `/gamemode` and `/tp` are read by the grammars event commands use
+//! ([`crate::server::syntax`]): the same words, plain-decimal numbers,
+//! coordinates, game modes and selectors, refused with the same
+//! [`CommandError`](crate::server::syntax::CommandError) (a sentence that
+//! ends with the command's usage). A typed command resolves `~` and `^`
+//! against the sender: its position, and for `^` its look (yaw 0 faces
+//! +Z), also when it moves another player. Targets are selectors: a player
+//! name (any case), `@s` (the sender), `@p`, `@a`, `@r` or `@e` with
+//! their arguments, counting online players only; a target that names
+//! nobody is refused. A destination entity is the first one the selector
+//! picks. Unlike event commands, typed `/tp` takes no `[yaw pitch]` and
+//! does not turn the player.
+//!
+//! Changes from the typed front end's own parser of before:
+//! - `/tp ^left ^up ^forward` is accepted (it was refused as "not
+//!   supported"); `^` mixed with `~` or numbers is refused, as in events;
+//! - `/tp` and `/gamemode` targets are selectors, so `@a`, `@p`… work and
+//!   a word that is neither a player name nor a selector (`Bad-Name`, `~`)
+//!   is refused when parsed instead of answered "No player named …".
 
 mod parse;
 mod rate;
@@ -46,12 +68,8 @@ use self::run::*;
 use self::suggest::*;
 use self::tree::*;
 use crate::server::events::ReloadRequest;
-pub use crate::server::syntax::{game_mode_name, parse_game_mode};
 
-pub use parse::{
-    parse_command, parse_coordinate, Command, CommandError, Coordinate, EmoteCommand,
-    TeleportCommand,
-};
+pub use parse::{parse_command, Command, EmoteCommand};
 pub use rate::{slow_down_message, Bucket, CommandRateLimits, RateLimit};
 pub use run::{LIST_PAGE_SIZE, MANAGE_OP_LEVEL, MAX_HORIZONTAL, MAX_VERTICAL};
 pub use suggest::suggest;

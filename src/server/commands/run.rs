@@ -16,7 +16,12 @@ use crate::server::events::{EndReason, PlayEmoteRequest, ReloadRequest, StopEmot
 use crate::server::permissions::{
     PlayerIdentity, PlayerPermissions, EMOTE_DEFAULT, EMOTE_MANAGE, GAMEMODE, TELEPORT,
 };
-pub(super) use crate::server::syntax::game_mode_name;
+use crate::server::syntax::selector::{
+    Candidate, SelectContext, Selector, SelectorBase, SelectorRng,
+};
+use crate::server::syntax::{
+    game_mode_name, Destination, Facing, GameModeCommand, TeleportCommand,
+};
 
 /// Emotes per page of `/emote list`.
 pub const LIST_PAGE_SIZE: usize = 10;
@@ -46,8 +51,30 @@ pub(super) type Players<'w, 's> = Query<
         &'static mut Position,
         &'static mut GameMode,
         &'static UniqueId,
+        &'static Look,
     ),
 >;
+
+/// Who typed a command, and from where: what `@s`, `~` and `^` resolve
+/// against.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sender {
+    /// The player.
+    pub(super) entity: Entity,
+    /// Its position.
+    pub(super) origin: DVec3,
+    /// Its look.
+    pub(super) facing: Facing,
+}
+
+/// The random numbers for `@r` and `sort=random` in typed commands.
+pub(super) struct CommandRng(SelectorRng);
+
+impl Default for CommandRng {
+    fn default() -> Self {
+        Self(SelectorRng::from_entropy())
+    }
+}
 
 /// The online player called `name` (ASCII case-insensitive).
 pub(super) fn find_player(players: &Players, name: &str) -> Option<Entity> {
@@ -71,6 +98,7 @@ pub(super) fn handle_commands(
     mut play: EventWriter<PlayEmoteRequest>,
     mut stop: EventWriter<StopEmoteRequest>,
     mut reload: EventWriter<ReloadRequest>,
+    mut rng: Local<CommandRng>,
 ) {
     let config: &Config = &config;
     for packet in packets.iter() {
@@ -78,13 +106,17 @@ pub(super) fn handle_commands(
             continue;
         };
         let sender = packet.client;
-        let Ok((_, _, username, op, position, _, uuid)) = players.get(sender) else {
+        let Ok((_, _, username, op, position, _, uuid, look)) = players.get(sender) else {
             continue;
         };
         let name = username.0.clone();
         let uuid = uuid.0;
         let level = op.map_or(0, |o| o.get());
-        let here = position.0;
+        let from = Sender {
+            entity: sender,
+            origin: position.0,
+            facing: Facing::from(look),
+        };
 
         let bucket = &limits.buckets(sender, &config.commands).commands;
         let reply = if let Err(wait) = bucket.take() {
@@ -94,22 +126,32 @@ pub(super) fn handle_commands(
             let perms = PlayerPermissions::resolve(&config.permissions, identity, level);
             match parse_command(pkt.command) {
                 Err(e) => Some(e.to_string().color(Color::RED)),
-                Ok(Command::Emote(command)) => run_emote(
-                    command,
-                    sender,
-                    &perms,
-                    config,
-                    &library.0,
-                    &players,
-                    &mut play,
-                    &mut stop,
-                    &mut reload,
-                ),
-                Ok(Command::GameMode { mode, target }) => {
-                    run_gamemode(mode, target, sender, &perms, &mut players)
-                }
-                Ok(Command::Teleport(command)) => {
-                    run_teleport(command, sender, here, &perms, &mut players)
+                Ok(command) => {
+                    let mut run = AdminRun {
+                        sender: from,
+                        perms: &perms,
+                        players: &mut players,
+                        rng: &mut rng.0,
+                    };
+                    match command {
+                        Command::Emote(command) => run_emote(
+                            command,
+                            sender,
+                            &perms,
+                            config,
+                            &library.0,
+                            run.players,
+                            &mut play,
+                            &mut stop,
+                            &mut reload,
+                        ),
+                        Command::GameMode(command) => {
+                            Some(run.gamemode(command).unwrap_or_else(|refused| refused))
+                        }
+                        Command::Teleport(command) => {
+                            Some(run.teleport(command).unwrap_or_else(|refused| refused))
+                        }
+                    }
                 }
             }
         };
@@ -174,7 +216,7 @@ pub(super) fn run_emote(
                     // The target's own cooldown multiplier, for its next turn.
                     let multiplier = players
                         .get(target)
-                        .map(|(_, _, u, op, _, _, unique)| {
+                        .map(|(_, _, u, op, _, _, unique, _)| {
                             PlayerPermissions::resolve(
                                 &config.permissions,
                                 PlayerIdentity {
@@ -233,110 +275,135 @@ pub(super) fn run_emote(
     }
 }
 
-pub(super) fn run_gamemode(
-    mode: GameMode,
-    target: Option<String>,
-    sender: Entity,
-    perms: &PlayerPermissions,
-    players: &mut Players,
-) -> Option<Text> {
-    if !perms.has(GAMEMODE) {
-        return Some(needs(GAMEMODE, "/gamemode"));
-    }
-    let target = match &target {
-        None => sender,
-        Some(name) => match find_player(players, name) {
-            Some(e) => e,
-            None => return Some(no_such_player(name)),
-        },
-    };
-    let mode_name = game_mode_name(mode);
-    let Ok((_, mut client, username, _, _, mut game_mode, _)) = players.get_mut(target) else {
-        return None;
-    };
-    if *game_mode != mode {
-        *game_mode = mode;
-    }
-    let changed = format!("Game mode set to {mode_name}.").color(Color::GRAY);
-    if target == sender {
-        return Some(changed);
-    }
-    let who = username.0.clone();
-    client.send_chat_message(changed);
-    Some(format!("Set {who}'s game mode to {mode_name}.").color(Color::GRAY))
+/// One `/gamemode` or `/tp` being run: who typed it, what they may do,
+/// and the online players its targets are picked from.
+pub(super) struct AdminRun<'a, 'w, 's> {
+    /// Who typed it.
+    pub(super) sender: Sender,
+    /// What the sender may do.
+    pub(super) perms: &'a PlayerPermissions<'a>,
+    /// The online players.
+    pub(super) players: &'a mut Players<'w, 's>,
+    /// For `@r` and `sort=random`.
+    pub(super) rng: &'a mut SelectorRng,
 }
 
-pub(super) fn run_teleport(
-    command: TeleportCommand,
-    sender: Entity,
-    here: DVec3,
-    perms: &PlayerPermissions,
-    players: &mut Players,
-) -> Option<Text> {
-    if !perms.has(TELEPORT) {
-        return Some(needs(TELEPORT, "/tp"));
+impl AdminRun<'_, '_, '_> {
+    /// The online players `selector` picks for the sender, or the answer
+    /// when it picks nobody.
+    pub(super) fn select(&mut self, selector: &Selector) -> Result<Vec<Entity>, Text> {
+        let candidates: Vec<Candidate> = self
+            .players
+            .iter()
+            .map(|(entity, _, name, _, position, mode, ..)| {
+                Candidate::player(entity, &name.0, position.0, *mode)
+            })
+            .collect();
+        let context = SelectContext {
+            source: Some(self.sender.entity),
+            origin: self.sender.origin,
+        };
+        let picked = selector.select(&context, &candidates, self.rng);
+        if !picked.is_empty() {
+            return Ok(picked);
+        }
+        Err(match &selector.base {
+            SelectorBase::Player(name) => no_such_player(name),
+            _ => format!("No player matches `{}`.", selector.text).color(Color::RED),
+        })
     }
-    let lookup = |players: &Players, name: &Option<String>| match name {
-        None => Ok(sender),
-        Some(name) => find_player(players, name).ok_or_else(|| no_such_player(name)),
-    };
-    let (target, destination) = match command {
-        TeleportCommand::ToPlayer {
-            target,
-            destination,
-        } => {
-            let target = match lookup(players, &target) {
-                Ok(t) => t,
-                Err(text) => return Some(text),
-            };
-            let Some(to) = find_player(players, &destination) else {
-                return Some(no_such_player(&destination));
-            };
-            let Ok((.., position, _, _)) = players.get(to) else {
-                return None;
-            };
-            (target, position.0)
+
+    /// The targets of a command that needs `node`, or why there are none.
+    pub(super) fn targets(
+        &mut self,
+        node: &str,
+        action: &str,
+        selector: &Selector,
+    ) -> Result<Vec<Entity>, Text> {
+        if !self.perms.has(node) {
+            return Err(needs(node, action));
         }
-        TeleportCommand::ToPosition { target, position } => {
-            let target = match lookup(players, &target) {
-                Ok(t) => t,
-                Err(text) => return Some(text),
-            };
-            let [x, y, z] = position;
-            (
-                target,
-                DVec3::new(x.resolve(here.x), y.resolve(here.y), z.resolve(here.z)),
-            )
+        self.select(selector)
+    }
+
+    /// "you" for the sender alone, a player's name for one other, else a count.
+    pub(super) fn who(&self, targets: &[Entity]) -> String {
+        match targets {
+            [one] if *one == self.sender.entity => "you".to_owned(),
+            [one] => self
+                .players
+                .get(*one)
+                .map_or_else(|_| "1 player".to_owned(), |p| p.2 .0.clone()),
+            many => format!("{} players", many.len()),
         }
-    };
-    if destination.x.abs() > MAX_HORIZONTAL
-        || destination.z.abs() > MAX_HORIZONTAL
-        || destination.y.abs() > MAX_VERTICAL
-    {
-        return Some(
-            format!(
+    }
+
+    /// `/gamemode`: the reply to the sender, or why not.
+    pub(super) fn gamemode(&mut self, command: GameModeCommand) -> Result<Text, Text> {
+        let targets = self.targets(GAMEMODE, "/gamemode", &command.targets)?;
+        let mode_name = game_mode_name(command.mode);
+        let changed = format!("Game mode set to {mode_name}.").color(Color::GRAY);
+        for &target in &targets {
+            let Ok((_, mut client, .., mut game_mode, _, _)) = self.players.get_mut(target) else {
+                continue;
+            };
+            if *game_mode != command.mode {
+                *game_mode = command.mode;
+            }
+            if target != self.sender.entity {
+                client.send_chat_message(changed.clone());
+            }
+        }
+        let whom = self.who(&targets);
+        Ok(match targets.len() {
+            _ if whom == "you" => changed,
+            1 => format!("Set {whom}'s game mode to {mode_name}.").color(Color::GRAY),
+            _ => format!("Set the game mode of {whom} to {mode_name}.").color(Color::GRAY),
+        })
+    }
+
+    /// `/tp`: the reply to the sender, or why not.
+    pub(super) fn teleport(&mut self, command: TeleportCommand) -> Result<Text, Text> {
+        let targets = self.targets(TELEPORT, "/tp", &command.targets)?;
+        let destination = match &command.destination {
+            // Typed `/tp` reads no rotation.
+            Destination::Position(coordinates, _) => {
+                coordinates.resolve(self.sender.origin, self.sender.facing)
+            }
+            Destination::Entity(selector) => {
+                // The first player picked (`select` picks at least one).
+                let to = self.select(selector)?[0];
+                let (.., position, _, _, _) = self
+                    .players
+                    .get(to)
+                    .map_err(|_| no_such_player(&selector.text))?;
+                position.0
+            }
+        };
+        if destination.x.abs() > MAX_HORIZONTAL
+            || destination.z.abs() > MAX_HORIZONTAL
+            || destination.y.abs() > MAX_VERTICAL
+        {
+            return Err(format!(
                 "Cannot teleport to {:.1}, {:.1}, {:.1}: x and z must be within ±{MAX_HORIZONTAL}, y within ±{MAX_VERTICAL}.",
                 destination.x, destination.y, destination.z
             )
-            .color(Color::RED),
-        );
-    }
-    let Ok((_, _, username, _, mut position, _, _)) = players.get_mut(target) else {
-        return None;
-    };
-    position.0 = destination;
-    let who = if target == sender {
-        "you".to_owned()
-    } else {
-        username.0.clone()
-    };
-    Some(
-        format!(
-            "Teleported {who} to {:.2}, {:.2}, {:.2}.",
-            destination.x, destination.y, destination.z
+            .color(Color::RED));
+        }
+        for &target in &targets {
+            if let Ok((.., mut position, _, _, _)) = self.players.get_mut(target) {
+                position.0 = destination;
+            }
+        }
+        Ok(format!(
+            "Teleported {} to {:.2}, {:.2}, {:.2}.",
+            self.who(&targets),
+            destination.x,
+            destination.y,
+            destination.z
         )
-        .color(Color::GRAY),
-    )
+        .color(Color::GRAY))
+    }
 }
 
 pub(super) fn list_page(library: &Library, page: usize, perms: &PlayerPermissions) -> Text {

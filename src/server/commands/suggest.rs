@@ -10,7 +10,6 @@ use valence::protocol::packets::play::command_suggestions_s2c::CommandSuggestion
 use valence::protocol::packets::play::{CommandSuggestionsS2c, RequestCommandCompletionsC2s};
 use valence::protocol::{VarInt, WritePacket};
 
-use super::parse::*;
 use super::rate::*;
 use super::run::*;
 use crate::library::Library;
@@ -19,6 +18,7 @@ use crate::server::emote_library::EmoteLibrary;
 use crate::server::permissions::{
     PlayerIdentity, PlayerPermissions, EMOTE_MANAGE, GAMEMODE, TELEPORT,
 };
+use crate::server::syntax::looks_like_coordinate;
 
 /// Suggestions for the text typed so far (which starts with `/`): the
 /// replaced range's start (a UTF-16 offset into `text`) and the candidates.

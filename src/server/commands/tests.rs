@@ -17,7 +17,11 @@ use valence::prelude::*;
 use crate::library::Library;
 use crate::server::config::CommandsSection;
 use crate::server::permissions::{PlayerIdentity, PlayerPermissions};
-pub(super) use crate::server::syntax::{game_mode_name, parse_game_mode};
+use crate::server::syntax::selector::Selector;
+use crate::server::syntax::{
+    game_mode_name, parse_game_mode, CommandError, Coordinates, Destination, Facing,
+    GameModeCommand, TeleportCommand, WorldCoord,
+};
 
 /// A player known by name only (UUID nil), for the name-list rules.
 fn named(name: &str) -> PlayerIdentity<'_> {
@@ -65,17 +69,17 @@ fn parses_every_emote_subcommand() {
 fn parses_gamemode() {
     assert_eq!(
         parse_command("gamemode creative"),
-        Ok(Command::GameMode {
+        Ok(Command::GameMode(GameModeCommand {
             mode: GameMode::Creative,
-            target: None
-        })
+            targets: Selector::source()
+        }))
     );
     assert_eq!(
         parse_command("gamemode Spectator Alex"),
-        Ok(Command::GameMode {
+        Ok(Command::GameMode(GameModeCommand {
             mode: GameMode::Spectator,
-            target: Some("Alex".into())
-        })
+            targets: target("Alex")
+        }))
     );
     for mode in [
         GameMode::Survival,
@@ -87,47 +91,102 @@ fn parses_gamemode() {
     }
 }
 
+/// A target as parsed.
+fn target(text: &str) -> Selector {
+    text.parse().expect("a target")
+}
+
+/// `/tp` to a position (`None`: the sender moves).
+fn to_position(target: Option<&str>, position: Coordinates) -> Command {
+    Command::Teleport(TeleportCommand {
+        targets: target.map_or_else(Selector::source, self::target),
+        destination: Destination::Position(position, None),
+    })
+}
+
 #[test]
 fn parses_teleport() {
-    use Coordinate::{Absolute, Relative};
+    let absolute = |value| WorldCoord {
+        value,
+        relative: false,
+    };
+    let relative = |value| WorldCoord {
+        value,
+        relative: true,
+    };
+    let world = |x, y, z| Coordinates::World([x, y, z]);
     assert_eq!(
         parse_command("tp 3 65 3"),
-        Ok(Command::Teleport(TeleportCommand::ToPosition {
-            target: None,
-            position: [Absolute(3.5), Absolute(65.0), Absolute(3.5)]
-        })),
+        Ok(to_position(
+            None,
+            world(absolute(3.5), absolute(65.0), absolute(3.5))
+        )),
         "whole x and z point at the block centre, y stays"
     );
     assert_eq!(
         parse_command("teleport Alex ~ ~2.5 -0.25"),
-        Ok(Command::Teleport(TeleportCommand::ToPosition {
-            target: Some("Alex".into()),
-            position: [Relative(0.0), Relative(2.5), Absolute(-0.25)]
-        }))
+        Ok(to_position(
+            Some("Alex"),
+            world(relative(0.0), relative(2.5), absolute(-0.25))
+        ))
     );
     assert_eq!(
         parse_command("tp ~-1 ~ ~+1"),
-        Ok(Command::Teleport(TeleportCommand::ToPosition {
-            target: None,
-            position: [Relative(-1.0), Relative(0.0), Relative(1.0)]
-        }))
+        Ok(to_position(
+            None,
+            world(relative(-1.0), relative(0.0), relative(1.0))
+        ))
     );
     assert_eq!(
         parse_command("tp Alex"),
-        Ok(Command::Teleport(TeleportCommand::ToPlayer {
-            target: None,
-            destination: "Alex".into()
+        Ok(Command::Teleport(TeleportCommand {
+            targets: Selector::source(),
+            destination: Destination::Entity(target("Alex"))
         }))
     );
     assert_eq!(
         parse_command("tp Alex Steve"),
-        Ok(Command::Teleport(TeleportCommand::ToPlayer {
-            target: Some("Alex".into()),
-            destination: "Steve".into()
+        Ok(Command::Teleport(TeleportCommand {
+            targets: target("Alex"),
+            destination: Destination::Entity(target("Steve"))
         }))
     );
-    assert_eq!(Relative(2.0).resolve(64.0), 66.0);
-    assert_eq!(Absolute(2.0).resolve(64.0), 2.0);
+    assert_eq!(relative(2.0).resolve(64.0), 66.0);
+    assert_eq!(absolute(2.0).resolve(64.0), 2.0);
+}
+
+#[test]
+fn typed_teleport_takes_local_coordinates() {
+    // Once refused ("Local coordinates ... are not supported"): now
+    // `^left ^up ^forward` from where the sender stands and looks.
+    assert_eq!(
+        parse_command("tp ^ ^ ^1"),
+        Ok(to_position(None, Coordinates::Local([0.0, 0.0, 1.0])))
+    );
+    assert_eq!(
+        parse_command("tp Alex ^1 ^ ^-2.5"),
+        Ok(to_position(
+            Some("Alex"),
+            Coordinates::Local([1.0, 0.0, -2.5])
+        ))
+    );
+    let Ok(Command::Teleport(TeleportCommand {
+        destination: Destination::Position(position, None),
+        ..
+    })) = parse_command("tp ^ ^ ^1")
+    else {
+        panic!("tp ^ ^ ^1 is a position");
+    };
+    let here = DVec3::new(10.0, 64.0, -5.0);
+    // Yaw 0 faces +Z (south), yaw 90 faces -X (west), pitch 90 looks down.
+    for (yaw, pitch, expected) in [
+        (0.0, 0.0, DVec3::new(10.0, 64.0, -4.0)),
+        (90.0, 0.0, DVec3::new(9.0, 64.0, -5.0)),
+        (0.0, 90.0, DVec3::new(10.0, 63.0, -5.0)),
+    ] {
+        let at = position.resolve(here, Facing { yaw, pitch });
+        assert!(at.abs_diff_eq(expected, 1e-9), "{yaw} {pitch}: {at}");
+    }
 }
 
 #[test]
@@ -166,7 +225,6 @@ fn malformed_commands_say_what_is_wrong() {
         ("tp 1 ~~ 2", "`~~` is not a coordinate"),
         ("tp 1 - 2", "`-` is not a coordinate"),
         ("tp 1.2.3 1 2", "`1.2.3` is not a coordinate"),
-        ("tp ^ ^ ^1", "Local coordinates"),
         ("tp Alex 1 2 ^", "Local coordinates"),
     ] {
         let err = parse_command(line).expect_err(line).to_string();

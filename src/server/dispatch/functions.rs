@@ -29,9 +29,9 @@ use valence::prelude::bevy_ecs::event::ManualEventReader;
 use valence::prelude::*;
 
 use super::parse::{parse_event_command, ParsedCommand};
-use super::words::CommandError;
 use crate::server::emote_library::EmoteFolders;
 use crate::server::events::ReloadRequest;
+use crate::server::syntax::CommandError;
 
 /// Folders are searched this deep for datapacks.
 const MAX_SEARCH_DEPTH: usize = 8;
@@ -120,7 +120,7 @@ pub enum FunctionError {
         path: PathBuf,
     },
     /// A line does not parse; the function is refused.
-    #[error("{path}:{line}: `{text}`: {error}; the function is refused")]
+    #[error("{path}:{line}: `{text}`: {error} The function is refused.")]
     Line {
         /// The file.
         path: PathBuf,
@@ -484,8 +484,8 @@ mod tests {
             messages[0].contains("p/f.mcfunction:2")
                 && messages[0].contains("do not start with `/`")
         );
-        assert!(messages[1].contains(":3") && messages[1].contains("unknown command `kill`"));
-        assert!(messages[2].contains(":4") && messages[2].contains("unknown particle"));
+        assert!(messages[1].contains(":3") && messages[1].contains("Unknown command `kill`"));
+        assert!(messages[2].contains(":4") && messages[2].contains("Unknown particle"));
     }
 
     #[test]

@@ -7,8 +7,12 @@
 //! are parsed when the function is loaded) and then run against the world.
 //!
 //! # What runs
-//! Targets are [`Selector`](crate::server::selector::Selector)s: `@s @p @a @r @e` with `limit sort distance name
-//! type gamemode x y z dx dy dz`, or player names (see [`super::selector`]).
+//! Arguments are read by the syntax layer typed commands share
+//! ([`crate::server::syntax`]): the same words, numbers, coordinates, game
+//! modes, selectors, `tp` and `gamemode` grammars, and the same
+//! [`CommandError`](crate::server::syntax::CommandError) messages.
+//! Targets are [`Selector`](crate::server::syntax::selector::Selector)s: `@s @p @a @r @e` with `limit sort distance name
+//! type gamemode x y z dx dy dz`, or player names (see [`crate::server::syntax::selector`]).
 //! `@s` is the source: the player, the display node's entity, nobody for the
 //! server. Positions are `x y z` with `~` (relative to the event origin) or
 //! `^` (local to the source's facing: a player source's look, yaw 0 pitch 0
@@ -71,7 +75,11 @@
 //! list is [`KNOWN_COMMANDS`], checked at load), `data` other than `data
 //! merge entity`, `emote` other than `play`/`stop`, unknown particles,
 //! `#tag` functions, selector arguments emoted cannot test (`tag`, `scores`,
-//! `team`…) and malformed arguments. At run time: moving display entities
+//! `team`…) and malformed arguments, among them numbers that are not plain
+//! decimals: `1e3`, `inf` or `NaN` in any coordinate, angle, spread, speed,
+//! volume, pitch, colour or `title times` time (the one number rule of
+//! [`crate::server::syntax`]; spreads, speeds, volumes, pitches, colours
+//! and times took exponents before it). At run time: moving display entities
 //! with `tp` (displays stay where their emote placed them), `tp`,
 //! `gamemode` or `emote` without a target from the server, a destination
 //! entity that matches nothing, `emote` on other players without
@@ -83,32 +91,28 @@
 //! The permission level of a `player` source is not otherwise checked:
 //! commands come from emote files, which only the server's admin installs.
 
-mod coords;
 pub mod functions;
 mod parse;
 mod particles;
 mod run;
 #[cfg(test)]
 mod tests;
-mod words;
 
 use valence::prelude::*;
 
 use crate::server::events::{
     EmoteCommandEvent, EmotePlaybackSet, PlayEmoteRequest, StopEmoteRequest,
 };
-use crate::server::selector::SelectorRng;
+use crate::server::syntax::selector::SelectorRng;
 use functions::EmoteFunctions;
 use run::{run_emote_commands, DispatchRng, ParseCache, ReportedCommands};
 
 pub use crate::format::event::KNOWN_COMMANDS;
-pub use coords::{Coordinates, Facing, Rotation, WorldCoord};
 pub use parse::{
-    parse_event_command, parse_function_id, Destination, ParsedCommand, ParticleCommand,
-    PlaySoundCommand, TitleAction, TitleKind,
+    parse_event_command, parse_function_id, ParsedCommand, ParticleCommand, PlaySoundCommand,
+    TitleAction, TitleKind,
 };
 pub use run::{RunError, MANAGE_OP_LEVEL, MAX_FUNCTION_DEPTH};
-pub use words::CommandError;
 
 /// Runs queued emote event commands, and loads the datapack functions they call.
 pub struct EmoteDispatchPlugin;

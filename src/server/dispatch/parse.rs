@@ -5,12 +5,14 @@ use valence::ident::Ident;
 use valence::prelude::*;
 use valence::protocol::sound::SoundCategory;
 
-use super::coords::*;
 use super::particles::*;
-use super::words::*;
 pub(super) use crate::format::event::KNOWN_COMMANDS;
 use crate::format::EmoteId;
-use crate::server::selector::Selector;
+use crate::server::syntax::selector::Selector;
+use crate::server::syntax::{
+    looks_like_coordinate, parse_gamemode, parse_plain_number, parse_teleport, split_command,
+    CommandError, Coordinates, Destination, Rotations, Words,
+};
 
 /// A command parsed far enough to run it.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,15 +116,6 @@ pub enum TitleAction {
     },
 }
 
-/// Where `tp` sends its targets.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Destination {
-    /// A position, optionally with a rotation.
-    Position(Coordinates, Option<Rotation>),
-    /// The position of one entity.
-    Entity(Selector),
-}
-
 /// `particle`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParticleCommand {
@@ -167,46 +160,48 @@ pub struct PlaySoundCommand {
 pub fn parse_function_id(word: &str) -> Result<String, CommandError> {
     if word.starts_with('#') {
         return Err(CommandError::Unsupported {
-            what: format!("function tag `{word}`"),
+            what: format!("Function tag `{word}`"),
             hint: "name one function (namespace:path)",
         });
     }
     Ident::new(word)
         .map(|i| i.as_str().to_owned())
         .map_err(|_| CommandError::Invalid {
-            command: "function",
             found: word.to_owned(),
             expected: "a function id (namespace:path, lowercase)",
+            usage: FUNCTION_USAGE,
         })
 }
 
+/// How `tp` is written in an event.
+const TP_USAGE: &str =
+    "tp <x y z> [yaw pitch] | tp <targets> <x y z> [yaw pitch] | tp [targets] <destination entity>";
+
+/// How `function` is written.
+const FUNCTION_USAGE: &str = "function <namespace:path>";
+
 /// Parses one event command.
 pub fn parse_event_command(command: &str) -> Result<ParsedCommand, CommandError> {
-    let command = command.trim();
-    let (name, rest) = match command.find(char::is_whitespace) {
-        Some(i) => (&command[..i], &command[i..]),
-        None => (command, ""),
-    };
+    let (name, rest) = split_command(command, "say hello")?;
     match name {
-        "" => Err(CommandError::Empty),
         "say" => Ok(ParsedCommand::Say(rest.trim().to_owned())),
         "tellraw" => {
-            let mut w = Words::new("tellraw", "tellraw <targets> <json text>", rest);
+            let mut w = Words::new("tellraw <targets> <json text>", rest);
             let targets = w.target()?;
             if w.is_empty() {
                 return Err(w.missing("a JSON text"));
             }
             Ok(ParsedCommand::Tellraw {
                 targets,
-                text: parse_text(w.rest)?,
+                text: parse_text(&mut w)?,
             })
         }
         "title" => parse_title(rest),
         "data" => {
-            let mut w = Words::new("data", "data merge entity <target> {…}", rest);
+            let mut w = Words::new("data merge entity <target> {…}", rest);
             if w.next() != Some("merge") || w.next() != Some("entity") {
                 return Err(CommandError::Unsupported {
-                    what: format!("`{command}`"),
+                    what: format!("`{}`", command.trim()),
                     hint: "only `data merge entity <target> {…}` is supported",
                 });
             }
@@ -214,8 +209,12 @@ pub fn parse_event_command(command: &str) -> Result<ParsedCommand, CommandError>
             if w.is_empty() {
                 return Err(w.missing("an SNBT compound"));
             }
-            let compound = crate::format::snbt::parse_compound(w.rest)
-                .map_err(|message| CommandError::Snbt { message })?;
+            let compound = crate::format::snbt::parse_compound(w.rest()).map_err(|message| {
+                CommandError::Snbt {
+                    message,
+                    usage: w.usage(),
+                }
+            })?;
             let number = |key: &str| compound.get(key).and_then(crate::format::snbt::as_int);
             Ok(ParsedCommand::MergeData {
                 target,
@@ -226,7 +225,7 @@ pub fn parse_event_command(command: &str) -> Result<ParsedCommand, CommandError>
         "particle" => parse_particle_command(rest),
         "playsound" => parse_playsound(rest),
         "stopsound" => {
-            let mut w = Words::new("stopsound", "stopsound <targets> [source|*] [sound]", rest);
+            let mut w = Words::new("stopsound <targets> [source|*] [sound]", rest);
             let targets = w.target()?;
             let category = match w.next() {
                 None | Some("*") => None,
@@ -245,41 +244,35 @@ pub fn parse_event_command(command: &str) -> Result<ParsedCommand, CommandError>
                 sound,
             })
         }
-        "tp" | "teleport" => parse_teleport(rest),
+        "tp" | "teleport" => {
+            let mut w = Words::new(TP_USAGE, rest);
+            let tp = parse_teleport(&mut w, Rotations::Read)?;
+            Ok(ParsedCommand::Teleport {
+                targets: tp.targets,
+                destination: tp.destination,
+            })
+        }
         "gamemode" => {
-            let mut w = Words::new("gamemode", "gamemode <mode> [targets]", rest);
-            let word = w.require("a game mode")?;
-            let mode = crate::server::syntax::parse_game_mode(word).ok_or_else(|| {
-                w.invalid(
-                    word,
-                    "a game mode (survival, creative, adventure or spectator)",
-                )
-            })?;
-            let targets = if w.is_empty() {
-                Selector::source()
-            } else {
-                w.target()?
-            };
-            w.finish()?;
-            Ok(ParsedCommand::GameMode { mode, targets })
+            let mut w = Words::new("gamemode <mode> [targets]", rest);
+            let command = parse_gamemode(&mut w)?;
+            Ok(ParsedCommand::GameMode {
+                mode: command.mode,
+                targets: command.targets,
+            })
         }
         "function" => {
-            let mut w = Words::new("function", "function <namespace:path>", rest);
+            let mut w = Words::new(FUNCTION_USAGE, rest);
             let id = parse_function_id(w.require("a function id")?)?;
             if !w.is_empty() {
                 return Err(CommandError::Unsupported {
-                    what: "function arguments (macros)".to_owned(),
+                    what: "Function arguments (macros)".to_owned(),
                     hint: "1.20.1 functions take no arguments",
                 });
             }
             Ok(ParsedCommand::Function(id))
         }
         "emote" => {
-            let mut w = Words::new(
-                "emote",
-                "emote play <id> [player] | emote stop [player]",
-                rest,
-            );
+            let mut w = Words::new("emote play <id> [player] | emote stop [player]", rest);
             match w.require("`play` or `stop`")? {
                 "play" => {
                     let word = w.require("an emote id")?;
@@ -308,7 +301,7 @@ pub fn parse_event_command(command: &str) -> Result<ParsedCommand, CommandError>
                 }),
             }
         }
-        other => Err(CommandError::Unknown {
+        other => Err(CommandError::UnknownCommand {
             name: other.to_owned(),
             known: KNOWN_COMMANDS.join(", "),
         }),
@@ -318,7 +311,7 @@ pub fn parse_event_command(command: &str) -> Result<ParsedCommand, CommandError>
 pub(super) fn parse_title(rest: &str) -> Result<ParsedCommand, CommandError> {
     let usage =
         "title <targets> title|subtitle|actionbar <json> | clear | reset | times <in> <stay> <out>";
-    let mut w = Words::new("title", usage, rest);
+    let mut w = Words::new(usage, rest);
     let targets = w.target()?;
     let action = match w.require("an action (title, subtitle, actionbar, clear, reset, times)")? {
         kind @ ("title" | "subtitle" | "actionbar") => {
@@ -330,9 +323,7 @@ pub(super) fn parse_title(rest: &str) -> Result<ParsedCommand, CommandError> {
                 "subtitle" => TitleKind::Subtitle,
                 _ => TitleKind::ActionBar,
             };
-            let text = parse_text(w.rest)?;
-            w.rest = "";
-            TitleAction::Show(kind, text)
+            TitleAction::Show(kind, parse_text(&mut w)?)
         }
         "clear" => TitleAction::Clear,
         "reset" => TitleAction::Reset,
@@ -362,7 +353,7 @@ pub(super) fn parse_title(rest: &str) -> Result<ParsedCommand, CommandError> {
 pub(super) fn parse_particle_command(rest: &str) -> Result<ParsedCommand, CommandError> {
     let usage =
         "particle <name> [params] [x y z] [dx dy dz] [speed] [count] [force|normal] [viewers]";
-    let mut w = Words::new("particle", usage, rest);
+    let mut w = Words::new(usage, rest);
     let particle = parse_particle(&mut w)?;
     let mut command = ParticleCommand {
         particle,
@@ -412,7 +403,7 @@ pub(super) fn parse_particle_command(rest: &str) -> Result<ParsedCommand, Comman
 
 pub(super) fn parse_playsound(rest: &str) -> Result<ParsedCommand, CommandError> {
     let usage = "playsound <sound> <source> <targets> [x y z] [volume] [pitch] [min volume]";
-    let mut w = Words::new("playsound", usage, rest);
+    let mut w = Words::new(usage, rest);
     let word = w.require("a sound")?;
     let sound = parse_sound_id(&w, word)?;
     let word = w.require("a sound source")?;
@@ -455,64 +446,25 @@ pub(super) fn parse_playsound(rest: &str) -> Result<ParsedCommand, CommandError>
     Ok(ParsedCommand::PlaySound(command))
 }
 
-pub(super) fn parse_teleport(rest: &str) -> Result<ParsedCommand, CommandError> {
-    let usage = "tp <x y z> [yaw pitch] | tp <targets> <x y z> [yaw pitch] | tp [targets] <destination entity>";
-    let mut w = Words::new("tp", usage, rest);
-    let word_count = w.rest.split_whitespace().count();
-    let first = w
-        .peek()
-        .ok_or_else(|| w.missing("a target or a position"))?;
-    // `tp x y z [yaw pitch]` moves the source; a first word that is a
-    // coordinate cannot be a player name (those have no ~, ^, - or .), except
-    // an all-digit name, which vanilla also reads as a number here.
-    let targets = if looks_like_coordinate(first) && matches!(word_count, 3 | 5) {
-        Selector::source()
-    } else {
-        let targets = w.target()?;
-        if w.is_empty() {
-            // `tp <destination>`: the source goes to that entity.
-            return Ok(ParsedCommand::Teleport {
-                targets: Selector::source(),
-                destination: Destination::Entity(targets),
-            });
-        }
-        if !w.peek().is_some_and(looks_like_coordinate) {
-            let destination = w.target()?;
-            w.finish()?;
-            return Ok(ParsedCommand::Teleport {
-                targets,
-                destination: Destination::Entity(destination),
-            });
-        }
-        targets
-    };
-    let position = w.coordinates()?;
-    let rotation = if w.is_empty() {
-        None
-    } else if w.peek() == Some("facing") {
-        return Err(CommandError::Unsupported {
-            what: "`tp … facing`".to_owned(),
-            hint: "give a yaw and pitch instead",
-        });
-    } else {
-        let mut angle = |what| -> Result<WorldCoord, CommandError> {
-            let word = w.require(what)?;
-            if word.starts_with('^') {
-                return Err(w.invalid(word, "an angle in degrees (a number or ~N)"));
-            }
-            parse_world_coord(word, false)
-                .map_err(|_| w.invalid(word, "an angle in degrees (a number or ~N)"))
-        };
-        Some(Rotation {
-            yaw: angle("a yaw")?,
-            pitch: angle("a pitch")?,
-        })
-    };
-    w.finish()?;
-    Ok(ParsedCommand::Teleport {
-        targets,
-        destination: Destination::Position(position, rotation),
+/// The rest of the line as a JSON text component.
+pub(super) fn parse_text(words: &mut Words) -> Result<Text, CommandError> {
+    let json = words.take_rest();
+    serde_json::from_str::<Text>(json).map_err(|e| CommandError::Text {
+        json: json.to_owned(),
+        message: e.to_string(),
+        usage: words.usage(),
     })
 }
 
-// ------------------------------------------------------------------ running
+/// A time in ticks: `20`, `20t`, `1s`, `1d` (a plain number, as everywhere).
+pub(super) fn parse_ticks(word: &str) -> Option<i32> {
+    let (number, scale) = match word.as_bytes().last()? {
+        b't' => (&word[..word.len() - 1], 1.0),
+        b's' => (&word[..word.len() - 1], 20.0),
+        b'd' => (&word[..word.len() - 1], 24000.0),
+        _ => (word, 1.0),
+    };
+    let ticks = parse_plain_number(number)? * scale;
+    (ticks.is_finite() && (0.0..=f64::from(i32::MAX)).contains(&ticks))
+        .then(|| ticks.round() as i32)
+}

@@ -5,7 +5,7 @@ use valence::ident::Ident;
 use valence::prelude::*;
 use valence::protocol::sound::SoundCategory;
 
-use super::words::*;
+use crate::server::syntax::{CommandError, Words};
 
 /// A `minecraft:` resource name (namespace optional): `heart`, `minecraft:stone`.
 pub(super) fn vanilla_name(name: &str) -> Option<&str> {
@@ -109,8 +109,10 @@ pub(super) const SIMPLE_PARTICLES: &[(&str, Particle)] = &[
 /// Reads a particle name and its parameters.
 pub(super) fn parse_particle(words: &mut Words) -> Result<Particle, CommandError> {
     let name = words.require("a particle name")?;
+    let usage = words.usage();
     let unknown = || CommandError::UnknownParticle {
         name: name.to_owned(),
+        usage,
     };
     let path = vanilla_name(name).ok_or_else(unknown)?;
     if let Some((_, p)) = SIMPLE_PARTICLES.iter().find(|(n, _)| *n == path) {
@@ -168,7 +170,7 @@ pub(super) fn parse_particle(words: &mut Words) -> Result<Particle, CommandError
         }
         "vibration" => {
             return Err(CommandError::Unsupported {
-                what: "the `vibration` particle".to_owned(),
+                what: "The `vibration` particle".to_owned(),
                 hint: "it needs a destination block or entity; use another particle",
             })
         }

@@ -16,15 +16,16 @@ use valence::protocol::packets::play::{PlaySoundS2c, StopSoundS2c};
 use valence::protocol::sound::SoundId;
 use valence::protocol::WritePacket;
 
-use super::coords::*;
 use super::functions::{EmoteFunctions, FunctionState};
 use super::parse::*;
-use super::words::*;
 use crate::server::config::Config;
 use crate::server::events::{
     CommandSource, EmoteCommandEvent, EmoteDisplay, EndReason, PlayEmoteRequest, StopEmoteRequest,
 };
-use crate::server::selector::{self, Candidate, SelectContext, Selector, SelectorRng};
+use crate::server::syntax::selector::{
+    Candidate, SelectContext, Selector, SelectorBase, SelectorRng,
+};
+use crate::server::syntax::{CommandError, Destination, Facing};
 
 /// How deep `function` calls may nest (a function calling itself stops here).
 pub const MAX_FUNCTION_DEPTH: u32 = 16;
@@ -246,10 +247,7 @@ impl Dispatcher<'_, '_> {
             CommandSource::Player(e) => self
                 .players
                 .get(*e)
-                .map(|p| Facing {
-                    yaw: p.4.yaw,
-                    pitch: p.4.pitch,
-                })
+                .map(|p| Facing::from(p.4))
                 .unwrap_or_default(),
             _ => Facing::default(),
         }
@@ -270,12 +268,8 @@ impl Dispatcher<'_, '_> {
         let mut out: Vec<Candidate> = self
             .players
             .iter()
-            .map(|(entity, _, name, position, _, mode, ..)| Candidate {
-                entity,
-                kind: EntityKind::PLAYER,
-                name: Some(name.0.clone()),
-                position: position.0,
-                game_mode: Some(*mode),
+            .map(|(entity, _, name, position, _, mode, ..)| {
+                Candidate::player(entity, &name.0, position.0, *mode)
             })
             .collect();
         if !only_players {
@@ -404,7 +398,7 @@ impl Dispatcher<'_, '_> {
                 destination,
             } => self.run_teleport(targets, destination, context)?,
             ParsedCommand::GameMode { mode, targets } => {
-                if targets.base == selector::SelectorBase::Source
+                if targets.base == SelectorBase::Source
                     && !matches!(context.source, CommandSource::Player(_))
                     && targets.text == "@s"
                 {
@@ -550,13 +544,7 @@ impl Dispatcher<'_, '_> {
                     return Err(RunError::NoDestination(selector.text.clone()));
                 };
                 if let Ok(p) = self.players.get(found) {
-                    (
-                        p.3 .0,
-                        Some(Facing {
-                            yaw: p.4.yaw,
-                            pitch: p.4.pitch,
-                        }),
-                    )
+                    (p.3 .0, Some(Facing::from(p.4)))
                 } else if let Ok(d) = self.displays.get(found) {
                     (d.1 .0, None)
                 } else {

@@ -4,13 +4,14 @@ use valence::ident::Ident;
 use valence::prelude::*;
 use valence::protocol::sound::SoundCategory;
 
-use super::coords::*;
 use super::functions::{self, FunctionState};
 use super::parse::*;
 pub(super) use crate::format::event::KNOWN_COMMANDS;
 use crate::format::EmoteId;
-use crate::server::selector::Selector;
-use crate::server::selector::SelectorBase;
+use crate::server::syntax::selector::{Selector, SelectorBase};
+use crate::server::syntax::{
+    parse_coordinates, CoordError, Coordinates, Destination, Facing, WorldCoord,
+};
 
 fn parsed(text: &str) -> ParsedCommand {
     match parse_event_command(text) {
@@ -124,7 +125,7 @@ fn parses_coordinates() {
         parse_coordinates(["1", "nan", "0"]),
         Err(CoordError::Bad("nan".into()))
     );
-    assert!(error("tp @s ^ ~ ^").contains("local coordinates (^) cannot be mixed"));
+    assert!(error("tp @s ^ ~ ^").contains("Local coordinates (^) cannot be mixed"));
 }
 
 #[test]
@@ -208,19 +209,19 @@ fn parses_particles() {
         );
     }
     let cases = [
-        ("particle", "missing a particle name"),
-        ("particle sparkles", "unknown particle `sparkles`"),
-        ("particle other:heart", "unknown particle `other:heart`"),
+        ("particle", "Missing a particle name"),
+        ("particle sparkles", "Unknown particle `sparkles`"),
+        ("particle other:heart", "Unknown particle `other:heart`"),
         (
             "particle vibration",
             "`vibration` particle is not supported",
         ),
-        ("particle dust 1 0", "missing a blue value"),
+        ("particle dust 1 0", "Missing a blue value"),
         (
             "particle block stone[lit=true]",
             "a block name (without [properties])",
         ),
-        ("particle heart ~ ~", "missing a position"),
+        ("particle heart ~ ~", "Missing a position"),
         ("particle heart ~ ~ ~ 0 0 0 -1", "a speed of at least 0"),
         ("particle heart ~ ~ ~ 0 0 0 0 1.5", "a whole number"),
         ("particle heart ~ ~ ~ 0 0 0 0 1 loud", "`force` or `normal`"),
@@ -276,16 +277,16 @@ fn parses_sounds() {
         }
     ));
     let cases = [
-        ("playsound", "missing a sound"),
+        ("playsound", "Missing a sound"),
         ("playsound Bad:Sound player @a", "a sound identifier"),
         ("playsound a.b loud @a", "a sound source"),
-        ("playsound a.b player", "missing a target"),
+        ("playsound a.b player", "Missing a target"),
         ("playsound a.b player @a ~ ~ ~ 1 3", "a pitch from 0 to 2"),
         (
             "playsound a.b player @a ~ ~ ~ 1 1 1 9",
-            "too many arguments",
+            "Too many arguments",
         ),
-        ("stopsound @a weather a.b c", "too many arguments"),
+        ("stopsound @a weather a.b c", "Too many arguments"),
     ];
     for (text, needle) in cases {
         let message = error(text);
@@ -331,11 +332,11 @@ fn parses_teleports() {
         }
     ));
     let cases = [
-        ("tp", "missing a target or a position"),
-        ("tp ~ ~", "neither a player name"),
-        ("tp @s ~ ~ ~ 90", "missing a pitch"),
+        ("tp", "Missing destination (a target or a position)"),
+        ("tp ~ ~", "Missing z coordinate"),
+        ("tp @s ~ ~ ~ 90", "Missing a pitch"),
         ("tp @s ~ ~ ~ facing @p", "`tp … facing` is not supported"),
-        ("tp @s ~ ~ ~ 0 0 0", "too many arguments"),
+        ("tp @s ~ ~ ~ 0 0 0", "Too many arguments"),
     ];
     for (text, needle) in cases {
         let message = error(text);
@@ -388,16 +389,16 @@ fn parses_gamemode_function_and_emote() {
     let cases = [
         ("gamemode 1", "a game mode (survival"),
         ("gamemode hardcore @a", "a game mode"),
-        ("gamemode creative @a extra", "too many arguments"),
+        ("gamemode creative @a extra", "Too many arguments"),
         (
             "function #minecraft:tick",
-            "function tag `#minecraft:tick` is not supported",
+            "Function tag `#minecraft:tick` is not supported",
         ),
         ("function Bad:Id", "a function id"),
         ("function a:b with {x:1}", "macros"),
         ("emote play wave", "an emote id"),
         ("emote list", "`emote list` is not supported"),
-        ("emote", "missing `play` or `stop`"),
+        ("emote", "Missing `play` or `stop`"),
     ];
     for (text, needle) in cases {
         let message = error(text);
@@ -408,13 +409,13 @@ fn parses_gamemode_function_and_emote() {
 #[test]
 fn malformed_commands_are_errors_not_panics() {
     let cases = [
-        ("", "must not be empty"),
-        ("kill @a", "unknown command `kill`"),
-        ("tellraw @s {", "invalid JSON text"),
-        ("tellraw @s", "missing a JSON text"),
+        ("", "Type a command"),
+        ("kill @a", "Unknown command `kill`"),
+        ("tellraw @s {", "Invalid JSON text"),
+        ("tellraw @s", "Missing a JSON text"),
         ("title @s sideways {}", "a title action"),
         ("data get entity @s", "only `data merge entity"),
-        ("data merge entity @s {", "invalid SNBT"),
+        ("data merge entity @s {", "Invalid SNBT"),
         (
             "tellraw @e[tag=x] {\"text\":\"x\"}",
             "`tag` is not supported",
@@ -442,14 +443,14 @@ fn the_parser_and_the_load_check_agree() {
     for name in KNOWN_COMMANDS {
         let message = parse_event_command(name).err().map(|e| e.to_string());
         assert!(
-            !message.as_deref().unwrap_or("").contains("unknown command"),
+            !message.as_deref().unwrap_or("").contains("Unknown command"),
             "{name}: {message:?}"
         );
     }
     // …and the other way round.
     for name in ["kill", "give", "execute", "summon", "scoreboard"] {
         assert!(crate::format::event::check_command(name).is_err(), "{name}");
-        assert!(error(name).contains("unknown command"), "{name}");
+        assert!(error(name).contains("Unknown command"), "{name}");
     }
 }
 

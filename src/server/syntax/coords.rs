@@ -1,11 +1,12 @@
-//! Coordinates and rotations of commands: `~` (relative), `^` (local,
-//! along the facing) and absolute, with one rule for numbers.
+//! Positions and rotations: world coordinates (absolute numbers and `~`,
+//! relative to the origin) and local ones (`^`, along the facing), with
+//! one rule for numbers ([`parse_plain_number`]).
 
 use valence::prelude::*;
 
-use crate::server::syntax::parse_plain_number;
+use crate::server::syntax::number::parse_plain_number;
 
-/// One coordinate of a world position.
+/// One coordinate of a world position, or one angle of a rotation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WorldCoord {
     /// The number (the offset when relative).
@@ -14,12 +15,23 @@ pub struct WorldCoord {
     pub relative: bool,
 }
 
+impl WorldCoord {
+    /// The coordinate, given the origin's value on this axis.
+    pub fn resolve(self, base: f64) -> f64 {
+        if self.relative {
+            base + self.value
+        } else {
+            self.value
+        }
+    }
+}
+
 /// A position argument.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Coordinates {
     /// `x y z` with numbers and `~`.
     World([WorldCoord; 3]),
-    /// `^left ^up ^forward`.
+    /// `^left ^up ^forward`, in blocks.
     Local([f64; 3]),
 }
 
@@ -32,6 +44,15 @@ pub struct Facing {
     pub pitch: f32,
 }
 
+impl From<&Look> for Facing {
+    fn from(look: &Look) -> Self {
+        Self {
+            yaw: look.yaw,
+            pitch: look.pitch,
+        }
+    }
+}
+
 impl Coordinates {
     /// `~ ~ ~`.
     pub const HERE: Coordinates = Coordinates::World(
@@ -41,19 +62,14 @@ impl Coordinates {
         }; 3],
     );
 
-    /// The world position for an event at `origin` run with `facing`.
+    /// The world position for a command run at `origin` with `facing`.
     pub fn resolve(&self, origin: DVec3, facing: Facing) -> DVec3 {
         match self {
-            Coordinates::World(c) => {
-                let axis = |i: usize, o: f64| {
-                    if c[i].relative {
-                        o + c[i].value
-                    } else {
-                        c[i].value
-                    }
-                };
-                DVec3::new(axis(0, origin.x), axis(1, origin.y), axis(2, origin.z))
-            }
+            Coordinates::World([x, y, z]) => DVec3::new(
+                x.resolve(origin.x),
+                y.resolve(origin.y),
+                z.resolve(origin.z),
+            ),
             Coordinates::Local([left, up, forwards]) => {
                 // Vanilla's LocalCoordinates, in f64.
                 let yaw = (f64::from(facing.yaw) + 90.0).to_radians();
@@ -83,12 +99,16 @@ pub struct Rotation {
 }
 
 impl Rotation {
-    pub(super) fn resolve(&self, facing: Facing) -> Facing {
+    /// The facing this rotation gives a source facing `facing` (pitch kept
+    /// within ±90°).
+    pub fn resolve(&self, facing: Facing) -> Facing {
+        // In f32, as the facing is kept.
         let pick = |c: WorldCoord, base: f32| {
+            let value = c.value as f32;
             if c.relative {
-                base + c.value as f32
+                base + value
             } else {
-                c.value as f32
+                value
             }
         };
         Facing {
@@ -98,32 +118,32 @@ impl Rotation {
     }
 }
 
-/// A coordinate problem (turned into a [`CommandError`] with context).
+/// Why three words are not a position. [`Words::coordinates`] turns it
+/// into a [`CommandError`] with the command's usage.
+///
+/// [`Words::coordinates`]: crate::server::syntax::Words::coordinates
+/// [`CommandError`]: crate::server::syntax::CommandError
 #[derive(Debug, PartialEq)]
-pub(super) enum CoordError {
+pub enum CoordError {
+    /// `^` on some axes but not all.
     Mixed,
+    /// This word is no coordinate.
     Bad(String),
 }
 
 /// True when `word` starts like a coordinate (`~`, `^`, a number).
-pub(super) fn looks_like_coordinate(word: &str) -> bool {
+pub fn looks_like_coordinate(word: &str) -> bool {
     word.starts_with(['~', '^', '-', '+', '.']) || word.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// Parses three coordinate words: numbers and `~N`, or all `^N`. Whole
 /// numbers in `x` and `z` are block centres (`+0.5`), as in vanilla.
-pub(super) fn parse_coordinates(words: [&str; 3]) -> Result<Coordinates, CoordError> {
-    let number = |s: &str, w: &str| -> Result<f64, CoordError> {
-        if s.is_empty() {
-            return Ok(0.0);
-        }
-        parse_plain_number(s).ok_or_else(|| CoordError::Bad(w.to_owned()))
-    };
+pub fn parse_coordinates(words: [&str; 3]) -> Result<Coordinates, CoordError> {
     let local = words.iter().filter(|w| w.starts_with('^')).count();
     if local == 3 {
         let mut out = [0.0; 3];
         for (o, w) in out.iter_mut().zip(words) {
-            *o = number(&w[1..], w)?;
+            *o = offset(&w[1..], w)?;
         }
         return Ok(Coordinates::Local(out));
     }
@@ -140,24 +160,29 @@ pub(super) fn parse_coordinates(words: [&str; 3]) -> Result<Coordinates, CoordEr
     Ok(Coordinates::World(out))
 }
 
-pub(super) fn parse_world_coord(w: &str, center: bool) -> Result<WorldCoord, CoordError> {
-    if let Some(offset) = w.strip_prefix('~') {
-        let value = if offset.is_empty() {
-            0.0
-        } else {
-            parse_plain_number(offset).ok_or_else(|| CoordError::Bad(w.to_owned()))?
-        };
+/// One world coordinate or angle: a number or `~N`. `center` puts whole
+/// numbers at the block's centre (vanilla does so for x and z).
+pub fn parse_world_coord(word: &str, center: bool) -> Result<WorldCoord, CoordError> {
+    if let Some(rest) = word.strip_prefix('~') {
         return Ok(WorldCoord {
-            value,
+            value: offset(rest, word)?,
             relative: true,
         });
     }
-    let mut value = parse_plain_number(w).ok_or_else(|| CoordError::Bad(w.to_owned()))?;
-    if center && !w.contains('.') {
+    let mut value = parse_plain_number(word).ok_or_else(|| CoordError::Bad(word.to_owned()))?;
+    if center && !word.contains('.') {
         value += 0.5;
     }
     Ok(WorldCoord {
         value,
         relative: false,
     })
+}
+
+/// The number after `~` or `^` in `word` (none: 0).
+fn offset(number: &str, word: &str) -> Result<f64, CoordError> {
+    if number.is_empty() {
+        return Ok(0.0);
+    }
+    parse_plain_number(number).ok_or_else(|| CoordError::Bad(word.to_owned()))
 }

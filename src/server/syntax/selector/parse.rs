@@ -4,7 +4,7 @@
 use valence::entity::EntityKind;
 
 use super::types::*;
-use crate::server::syntax::parse_game_mode;
+use crate::server::syntax::game_mode::parse_game_mode;
 
 /// Parses one target at the start of `text` and returns it with the rest
 /// (leading whitespace removed).

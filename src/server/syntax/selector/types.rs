@@ -188,6 +188,17 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// A player: `entity` called `name`, standing at `position`, in `game_mode`.
+    pub fn player(entity: Entity, name: &str, position: DVec3, game_mode: GameMode) -> Self {
+        Self {
+            entity,
+            kind: EntityKind::PLAYER,
+            name: Some(name.to_owned()),
+            position,
+            game_mode: Some(game_mode),
+        }
+    }
+
     pub(super) fn is_player(&self) -> bool {
         self.kind == EntityKind::PLAYER
     }
