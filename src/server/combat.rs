@@ -21,6 +21,7 @@ use valence::protocol::packets::play::HealthUpdateS2c;
 use valence::protocol::{VarInt, WritePacket};
 use valence::status::RequestRespawnEvent;
 
+use crate::server::events::add_shared_events;
 use crate::server::events::{PlayerDamagedEvent, PlayerDiedEvent};
 use crate::server::world::SURFACE_Y;
 
@@ -47,15 +48,13 @@ pub struct CombatSet;
 
 impl Plugin for CombatPlugin {
     fn build(&self, app: &mut App) {
-        app.add_event::<PlayerDamagedEvent>()
-            .add_event::<PlayerDiedEvent>()
-            .add_systems(
-                Update,
-                (add_last_hurt, melee_hits, respawn_players)
-                    .chain()
-                    .in_set(CombatSet)
-                    .before(crate::server::events::EmotePlaybackSet),
-            );
+        add_shared_events(app).add_systems(
+            Update,
+            (add_last_hurt, melee_hits, respawn_players)
+                .chain()
+                .in_set(CombatSet)
+                .before(crate::server::events::EmotePlaybackSet),
+        );
     }
 }
 

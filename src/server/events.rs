@@ -157,3 +157,28 @@ pub struct ReloadRequest {
     /// The player who asked (gets the report in chat); `None` for the watcher.
     pub requested_by: Option<Entity>,
 }
+
+/// Registers every event of this module. Each feature plugin that reads or
+/// writes one calls [`add_shared_events`], so any subset of
+/// [`EmotePlugins`](crate::EmotePlugins) works and each event is added once.
+pub struct EmoteEventsPlugin;
+
+impl Plugin for EmoteEventsPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_event::<PlayEmoteRequest>()
+            .add_event::<StopEmoteRequest>()
+            .add_event::<EmoteEndedEvent>()
+            .add_event::<EmoteCommandEvent>()
+            .add_event::<PlayerDamagedEvent>()
+            .add_event::<PlayerDiedEvent>()
+            .add_event::<ReloadRequest>();
+    }
+}
+
+/// Adds [`EmoteEventsPlugin`] unless an earlier plugin did.
+pub fn add_shared_events(app: &mut App) -> &mut App {
+    if !app.is_plugin_added::<EmoteEventsPlugin>() {
+        app.add_plugins(EmoteEventsPlugin);
+    }
+    app
+}

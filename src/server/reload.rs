@@ -40,6 +40,7 @@ use crate::library::Library;
 use crate::server::config::Config;
 use crate::server::emote::ActiveEmote;
 use crate::server::emote_library::{EmoteFolders, EmoteLibrary};
+use crate::server::events::add_shared_events;
 use crate::server::events::{EndReason, ReloadRequest, StopEmoteRequest};
 
 /// How often the watcher looks at the files.
@@ -69,7 +70,7 @@ pub struct EmoteReloadPlugin;
 
 impl Plugin for EmoteReloadPlugin {
     fn build(&self, app: &mut App) {
-        app.add_event::<ReloadRequest>()
+        add_shared_events(app)
             .init_resource::<ConfigPath>()
             .init_resource::<WatchFiles>()
             .add_systems(Startup, start_watcher)

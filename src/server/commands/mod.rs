@@ -67,7 +67,7 @@ use self::rate::*;
 use self::run::*;
 use self::suggest::*;
 use self::tree::*;
-use crate::server::events::ReloadRequest;
+use crate::server::events::add_shared_events;
 
 pub use parse::{parse_command, Command, EmoteCommand};
 pub use rate::{slow_down_message, Bucket, CommandRateLimits, RateLimit};
@@ -80,9 +80,8 @@ pub struct EmoteCommandsPlugin;
 
 impl Plugin for EmoteCommandsPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<CommandRateLimits>()
-            // Registered by the reload plugin too; here so commands work without it.
-            .add_event::<ReloadRequest>()
+        add_shared_events(app)
+            .init_resource::<CommandRateLimits>()
             .add_systems(
                 Update,
                 (

@@ -100,9 +100,8 @@ mod tests;
 
 use valence::prelude::*;
 
-use crate::server::events::{
-    EmoteCommandEvent, EmotePlaybackSet, PlayEmoteRequest, StopEmoteRequest,
-};
+use crate::server::events::add_shared_events;
+use crate::server::events::EmotePlaybackSet;
 use crate::server::syntax::selector::SelectorRng;
 use functions::EmoteFunctions;
 use run::{run_emote_commands, DispatchRng, ParseCache, ReportedCommands};
@@ -119,9 +118,7 @@ pub struct EmoteDispatchPlugin;
 
 impl Plugin for EmoteDispatchPlugin {
     fn build(&self, app: &mut App) {
-        app.add_event::<EmoteCommandEvent>()
-            .add_event::<PlayEmoteRequest>()
-            .add_event::<StopEmoteRequest>()
+        add_shared_events(app)
             .init_resource::<ReportedCommands>()
             .init_resource::<ParseCache>()
             .init_resource::<EmoteFunctions>()

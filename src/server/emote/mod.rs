@@ -43,10 +43,8 @@ use self::displays::*;
 use self::send::*;
 use self::start::*;
 use self::stop::*;
-use crate::server::events::{
-    EmoteCommandEvent, EmoteEndedEvent, EmotePlaybackSet, PlayEmoteRequest, PlayerDamagedEvent,
-    PlayerDiedEvent, StopEmoteRequest,
-};
+use crate::server::events::add_shared_events;
+use crate::server::events::EmotePlaybackSet;
 
 pub use crate::playback::playing::{wall_tick, InFlight};
 pub use crate::playback::session::PlayRefusal;
@@ -62,17 +60,10 @@ pub struct EmotePlaybackPlugin;
 
 impl Plugin for EmotePlaybackPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<EmoteCooldowns>()
+        add_shared_events(app)
+            .init_resource::<EmoteCooldowns>()
             .init_resource::<JoinedThisTick>()
             .init_resource::<EmotePlans>()
-            .add_event::<EmoteCommandEvent>()
-            .add_event::<PlayEmoteRequest>()
-            .add_event::<StopEmoteRequest>()
-            .add_event::<EmoteEndedEvent>()
-            // Sent by the combat plugin; registered here too so playback
-            // works on a server without it.
-            .add_event::<PlayerDamagedEvent>()
-            .add_event::<PlayerDiedEvent>()
             .add_systems(Startup, create_hidden_players_layer)
             .add_systems(
                 Update,
