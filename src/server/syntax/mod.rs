@@ -74,3 +74,14 @@ pub use grammar::{
 };
 pub use number::parse_plain_number;
 pub use words::{split_command, Words, COORDINATE};
+
+/// Asserts that `error` refuses the text of each case with a message that
+/// contains its needle: the tests' table of refused commands or targets and
+/// what each refusal must say.
+#[cfg(test)]
+pub(crate) fn assert_refusals(cases: &[(&str, &str)], error: impl Fn(&str) -> String) {
+    for &(text, needle) in cases {
+        let message = error(text);
+        assert!(message.contains(needle), "{text}: {message}");
+    }
+}

@@ -2,6 +2,7 @@
 
 use super::parse::*;
 use super::types::*;
+use crate::server::syntax::assert_refusals;
 
 use valence::entity::EntityKind;
 use valence::prelude::{DVec3, Entity, GameMode};
@@ -142,10 +143,7 @@ fn refuses_bad_selectors_with_clear_messages() {
         ("a_name_that_is_far_too_long", "neither a player name"),
         ("@a extra", "unexpected `extra`"),
     ];
-    for (text, needle) in cases {
-        let message = error(text);
-        assert!(message.contains(needle), "{text}: {message}");
-    }
+    assert_refusals(&cases, error);
 }
 
 fn world() -> Vec<Candidate> {
