@@ -455,6 +455,13 @@ mod tests {
             std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
             std::fs::write(path, text).expect("write");
         }
+
+        /// Writes each `(relative path, text)` file.
+        fn write_all(&self, files: &[(&str, &str)]) {
+            for (relative, text) in files {
+                self.write(relative, text);
+            }
+        }
     }
 
     impl Drop for Scratch {
@@ -491,35 +498,37 @@ mod tests {
     #[test]
     fn finds_datapacks_and_their_functions() {
         let s = Scratch::new("find");
-        s.write("datapacks/a/pack.mcmeta", "{}");
-        s.write("datapacks/a/data/ns/functions/top.mcfunction", "say top");
-        s.write(
-            "datapacks/a/data/ns/functions/sub/deep.mcfunction",
-            "say deep\nfunction ns:top",
-        );
-        s.write(
-            "datapacks/a/data/ns/functions/broken.mcfunction",
-            "say ok\nexecute run say no",
-        );
-        s.write(
-            "datapacks/a/data/ns/functions/Upper.mcfunction",
-            "say bad id",
-        );
-        s.write("datapacks/a/data/ns/emotes/x.json", "{}");
-        s.write("datapacks/b/pack.mcmeta", "{}");
-        s.write(
-            "datapacks/b/data/ns/functions/top.mcfunction",
-            "say duplicate",
-        );
-        s.write(
-            "datapacks/b/data/other/function/new_style.mcfunction",
-            "say 1.21 folder",
-        );
-        // Not a datapack: no pack.mcmeta.
-        s.write(
-            "datapacks/c/data/ns/functions/loose.mcfunction",
-            "say loose",
-        );
+        s.write_all(&[
+            ("datapacks/a/pack.mcmeta", "{}"),
+            ("datapacks/a/data/ns/functions/top.mcfunction", "say top"),
+            (
+                "datapacks/a/data/ns/functions/sub/deep.mcfunction",
+                "say deep\nfunction ns:top",
+            ),
+            (
+                "datapacks/a/data/ns/functions/broken.mcfunction",
+                "say ok\nexecute run say no",
+            ),
+            (
+                "datapacks/a/data/ns/functions/Upper.mcfunction",
+                "say bad id",
+            ),
+            ("datapacks/a/data/ns/emotes/x.json", "{}"),
+            ("datapacks/b/pack.mcmeta", "{}"),
+            (
+                "datapacks/b/data/ns/functions/top.mcfunction",
+                "say duplicate",
+            ),
+            (
+                "datapacks/b/data/other/function/new_style.mcfunction",
+                "say 1.21 folder",
+            ),
+            // Not a datapack: no pack.mcmeta.
+            (
+                "datapacks/c/data/ns/functions/loose.mcfunction",
+                "say loose",
+            ),
+        ]);
         let report = load_functions(&[s.0.join("datapacks")]);
         let ids: Vec<&str> = report.functions.ids().collect();
         assert_eq!(ids, vec!["ns:sub/deep", "ns:top", "other:new_style"]);
