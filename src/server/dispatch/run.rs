@@ -2,6 +2,7 @@
 //! parameter, the per-playback command cap of a tick, `function` nesting,
 //! and the warnings a failed command leaves in the log (each once).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -9,10 +10,11 @@ use valence::entity::display::GlowColorOverride;
 use valence::entity::entity::Flags;
 use valence::entity::EntityKind;
 use valence::ident::Ident;
+use valence::layer::Layer;
 use valence::op_level::OpLevel;
 use valence::prelude::bevy_ecs::system::SystemParam;
 use valence::prelude::*;
-use valence::protocol::packets::play::{PlaySoundS2c, StopSoundS2c};
+use valence::protocol::packets::play::{ParticleS2c, PlaySoundS2c, StopSoundS2c};
 use valence::protocol::sound::SoundId;
 use valence::protocol::WritePacket;
 
@@ -445,17 +447,19 @@ impl Dispatcher<'_, '_> {
         let position = command
             .position
             .resolve(context.origin, self.facing(context.source));
+        // What `Client::play_particle` and `ChunkLayer::play_particle` send.
+        let packet = ParticleS2c {
+            particle: Cow::Borrowed(&command.particle),
+            long_distance: command.force,
+            position,
+            offset: command.delta,
+            max_speed: command.speed,
+            count: command.count,
+        };
         if let Some(viewers) = &command.viewers {
             for viewer in self.select_players(viewers, context) {
                 if let Ok(mut player) = self.players.get_mut(viewer) {
-                    player.1.play_particle(
-                        &command.particle,
-                        command.force,
-                        position,
-                        command.delta,
-                        command.speed,
-                        command.count,
-                    );
+                    player.1.write_packet(&packet);
                 }
             }
             return Ok(());
@@ -471,14 +475,9 @@ impl Dispatcher<'_, '_> {
             .or_else(|| self.layers.iter().next().map(|(e, _)| e))
             .ok_or(RunError::NoWorld)?;
         let (_, mut chunks) = self.layers.get_mut(layer).map_err(|_| RunError::NoWorld)?;
-        chunks.play_particle(
-            &command.particle,
-            command.force,
-            position,
-            command.delta,
-            command.speed,
-            command.count,
-        );
+        chunks
+            .view_writer(ChunkPos::from_pos(position))
+            .write_packet(&packet);
         Ok(())
     }
 
