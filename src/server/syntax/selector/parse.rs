@@ -219,6 +219,22 @@ pub(super) fn duplicate(key: &str) -> SelectorError {
     }
 }
 
+/// Adds the filter `key=value` (or `key=!value`) to `filters`: `name`,
+/// `type` and `gamemode` take any number of negated values but one plain
+/// value at most.
+fn push_filter<T>(
+    filters: &mut Vec<Filter<T>>,
+    key: &str,
+    value: T,
+    negated: bool,
+) -> Result<(), SelectorError> {
+    if !negated && filters.iter().any(|f| !f.negated) {
+        return Err(duplicate(key));
+    }
+    filters.push(Filter { value, negated });
+    Ok(())
+}
+
 pub(super) fn apply_argument(
     selector: &mut Selector,
     key: &str,
@@ -289,13 +305,7 @@ pub(super) fn apply_argument(
             *slot = Some(v);
         }
         "name" => {
-            if !value.negated && selector.names.iter().any(|f| !f.negated) {
-                return Err(duplicate(key));
-            }
-            selector.names.push(Filter {
-                value: value.text,
-                negated: value.negated,
-            });
+            push_filter(&mut selector.names, key, value.text, value.negated)?;
         }
         "type" => {
             if value.text.starts_with('#') {
@@ -311,25 +321,13 @@ pub(super) fn apply_argument(
                     "an entity type such as player, item_display, block_display or text_display",
                 )
             })?;
-            if !value.negated && selector.types.iter().any(|f| !f.negated) {
-                return Err(duplicate(key));
-            }
-            selector.types.push(Filter {
-                value: kind,
-                negated: value.negated,
-            });
+            push_filter(&mut selector.types, key, kind, value.negated)?;
         }
         "gamemode" => {
             let mode = parse_game_mode(&value.text).ok_or_else(|| {
                 invalid(key, &value, "survival, creative, adventure or spectator")
             })?;
-            if !value.negated && selector.game_modes.iter().any(|f| !f.negated) {
-                return Err(duplicate(key));
-            }
-            selector.game_modes.push(Filter {
-                value: mode,
-                negated: value.negated,
-            });
+            push_filter(&mut selector.game_modes, key, mode, value.negated)?;
         }
         "tag" => {
             return Err(SelectorError::Unsupported {
