@@ -50,38 +50,32 @@ pub(super) fn spawn_display(
                 ItemContent::ParticipantHand(_) => ItemStack::new(ItemKind::Air, 1, None),
             };
             let bundle = ItemDisplayEntityBundle {
-                layer,
-                position,
-                display_scale: hidden,
                 item_display_item: valence::entity::item_display::Item(stack),
                 item_display_item_display: valence::entity::item_display::ItemDisplay(
                     context.protocol_id() as i8,
                 ),
                 ..Default::default()
             };
-            (commands.spawn((bundle, tag)), common)
+            (commands.spawn(bundle), common)
         }
         NodeKind::Block { state, common } => {
             let bundle = BlockDisplayEntityBundle {
-                layer,
-                position,
-                display_scale: hidden,
                 block_display_block_state: valence::entity::block_display::BlockState(*state),
                 ..Default::default()
             };
-            (commands.spawn((bundle, tag)), common)
+            (commands.spawn(bundle), common)
         }
         NodeKind::Text { text, common } => {
             let bundle = TextDisplayEntityBundle {
-                layer,
-                position,
-                display_scale: hidden,
                 text_display_text: valence::entity::text_display::Text(text.clone()),
                 ..Default::default()
             };
-            (commands.spawn((bundle, tag)), common)
+            (commands.spawn(bundle), common)
         }
     };
+    // Every kind is placed, hidden and tagged alike (replacing the bundle's
+    // default layer, position and scale).
+    entity.insert((layer, position, hidden, tag));
     // Without `entity_nbt` the bundles' defaults are vanilla's already.
     if common.fields != DisplayFields::default() {
         entity.insert(display_components(&common.fields));
