@@ -463,17 +463,40 @@ impl<'a> PlayerPermissions<'a> {
     }
 }
 
+/// What the permission tests here and in [`crate::server::commands`] share.
 #[cfg(test)]
-mod tests {
+pub(crate) mod testing {
     use super::*;
 
     /// A player known by name only (UUID nil), for the name-list rules.
-    fn named(name: &str) -> PlayerIdentity<'_> {
+    pub(crate) fn named(name: &str) -> PlayerIdentity<'_> {
         PlayerIdentity {
             name,
             uuid: Uuid::nil(),
         }
     }
+
+    /// Rules as TOML in which the group `vip` gives the player `Vip` the
+    /// node `emote.play.vip`, which the emotes matching `emotes` (a
+    /// pattern such as `vip:*`) require.
+    pub(crate) fn vip_rules_toml(emotes: &str) -> String {
+        format!(
+            r#"
+            [groups.vip]
+            players = ["Vip"]
+            nodes = ["emote.play.vip"]
+            [[emote_groups]]
+            emotes = ["{emotes}"]
+            node = "emote.play.vip"
+            "#
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::*;
+    use super::*;
 
     fn rules(toml_text: &str) -> PermissionsSection {
         let section: PermissionsSection = toml::from_str(toml_text).expect("valid toml");
@@ -634,17 +657,7 @@ mod tests {
 
     #[test]
     fn a_required_node_is_enough_without_the_default() {
-        let rules = rules(
-            r#"
-            default_nodes = []
-            [groups.vip]
-            players = ["Vip"]
-            nodes = ["emote.play.vip"]
-            [[emote_groups]]
-            emotes = ["vip:*"]
-            node = "emote.play.vip"
-            "#,
-        );
+        let rules = rules(&format!("default_nodes = []\n{}", vip_rules_toml("vip:*")));
         let vip = PlayerPermissions::resolve(&rules, named("Vip"), 0);
         assert_eq!(vip.may_play("vip:dance", true), Ok(()));
         assert!(vip.may_play("example:wave", true).is_err());

@@ -15,22 +15,14 @@ use std::time::Duration;
 use valence::prelude::*;
 
 use crate::library::Library;
-use crate::server::config::CommandsSection;
-use crate::server::permissions::{PlayerIdentity, PlayerPermissions};
+use crate::server::config::{CommandsSection, PermissionsSection};
+use crate::server::permissions::testing::{named, vip_rules_toml};
+use crate::server::permissions::PlayerPermissions;
 use crate::server::syntax::selector::Selector;
 use crate::server::syntax::{
     game_mode_name, parse_game_mode, CommandError, Coordinates, Destination, Facing,
     GameModeCommand, TeleportCommand, WorldCoord,
 };
-
-/// A player known by name only (UUID nil), for the name-list rules.
-fn named(name: &str) -> PlayerIdentity<'_> {
-    PlayerIdentity {
-        name,
-        uuid: Uuid::nil(),
-    }
-}
-use crate::server::config::PermissionsSection;
 
 fn emote(line: &str) -> Result<EmoteCommand, CommandError> {
     match parse_command(line)? {
@@ -348,17 +340,7 @@ fn suggestions_complete_the_last_word() {
 fn suggestions_and_the_list_only_offer_what_the_player_may_play() {
     let library = bundled_library();
     assert!(library.get("example:guitar").is_some(), "bundled emotes");
-    let rules: PermissionsSection = toml::from_str(
-        r#"
-        [groups.vip]
-        players = ["Vip"]
-        nodes = ["emote.play.vip"]
-        [[emote_groups]]
-        emotes = ["example:gui*"]
-        node = "emote.play.vip"
-        "#,
-    )
-    .expect("rules");
+    let rules: PermissionsSection = toml::from_str(&vip_rules_toml("example:gui*")).expect("rules");
     let steve = PlayerPermissions::resolve(&rules, named("Steve"), 0);
     let vip = PlayerPermissions::resolve(&rules, named("Vip"), 0);
     let op = PlayerPermissions::resolve(&rules, named("Admin"), 2);
