@@ -30,41 +30,30 @@ pub trait EaseFloat:
     fn exp2(self) -> Self;
 }
 
-impl EaseFloat for f32 {
-    fn of(value: f64) -> Self {
-        value as f32
-    }
-    fn sin(self) -> Self {
-        f32::sin(self)
-    }
-    fn cos(self) -> Self {
-        f32::cos(self)
-    }
-    fn sqrt(self) -> Self {
-        f32::sqrt(self)
-    }
-    fn exp2(self) -> Self {
-        f32::exp2(self)
-    }
+/// Implements [`EaseFloat`] for a primitive float type with its own methods.
+macro_rules! impl_ease_float {
+    ($($float:ty),*) => {$(
+        impl EaseFloat for $float {
+            fn of(value: f64) -> Self {
+                value as $float
+            }
+            fn sin(self) -> Self {
+                <$float>::sin(self)
+            }
+            fn cos(self) -> Self {
+                <$float>::cos(self)
+            }
+            fn sqrt(self) -> Self {
+                <$float>::sqrt(self)
+            }
+            fn exp2(self) -> Self {
+                <$float>::exp2(self)
+            }
+        }
+    )*};
 }
 
-impl EaseFloat for f64 {
-    fn of(value: f64) -> Self {
-        value
-    }
-    fn sin(self) -> Self {
-        f64::sin(self)
-    }
-    fn cos(self) -> Self {
-        f64::cos(self)
-    }
-    fn sqrt(self) -> Self {
-        f64::sqrt(self)
-    }
-    fn exp2(self) -> Self {
-        f64::exp2(self)
-    }
-}
+impl_ease_float!(f32, f64);
 
 /// A `math.ease_*` curve: a family and a direction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
