@@ -112,23 +112,29 @@ impl fmt::Display for Ticks {
 mod tests {
     use super::*;
 
+    /// Asserts that each case's text reads as its tick count (no minimum).
+    fn assert_ticks(cases: &[(&str, u32)]) {
+        for &(text, ticks) in cases {
+            assert_eq!(parse_time(text, 0), Ok(ticks), "{text}");
+        }
+    }
+
     #[test]
     fn units_and_bare_numbers() {
-        assert_eq!(parse_time("20", 0), Ok(20));
-        assert_eq!(parse_time("20t", 0), Ok(20));
-        assert_eq!(parse_time("1s", 0), Ok(20));
-        assert_eq!(parse_time("1.5s", 0), Ok(30));
-        assert_eq!(parse_time("1d", 0), Ok(24_000));
-        assert_eq!(parse_time("0.5d", 0), Ok(12_000));
-        assert_eq!(parse_time(".5s", 0), Ok(10));
+        assert_ticks(&[
+            ("20", 20),
+            ("20t", 20),
+            ("1s", 20),
+            ("1.5s", 30),
+            ("1d", 24_000),
+            ("0.5d", 12_000),
+            (".5s", 10),
+        ]);
     }
 
     #[test]
     fn rounding_matches_vanilla() {
-        assert_eq!(parse_time("0.33s", 0), Ok(7));
-        assert_eq!(parse_time("0.025s", 0), Ok(1));
-        assert_eq!(parse_time("2.5t", 0), Ok(3));
-        assert_eq!(parse_time("2.49t", 0), Ok(2));
+        assert_ticks(&[("0.33s", 7), ("0.025s", 1), ("2.5t", 3), ("2.49t", 2)]);
     }
 
     #[test]
