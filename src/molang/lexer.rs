@@ -165,6 +165,14 @@ fn consume_token(input: &str, offset: usize) -> Result<(Token, usize), MolangErr
     };
     let second = bytes.get(1).copied();
     let punct = |p: Punct, len: usize| Ok((Token::Punct(p), len));
+    // The first character starts `two` when `next` follows it, else is `one`.
+    let one_or_two = |next: u8, two: Punct, one: Punct| {
+        if second == Some(next) {
+            punct(two, 2)
+        } else {
+            punct(one, 1)
+        }
+    };
     match first {
         '0'..='9' => number(input, offset),
         '.' if second.is_some_and(|b| b.is_ascii_digit()) => number(input, offset),
@@ -187,18 +195,12 @@ fn consume_token(input: &str, offset: usize) -> Result<(Token, usize), MolangErr
         '+' => punct(Punct::Plus, 1),
         '*' => punct(Punct::Star, 1),
         '/' => punct(Punct::Slash, 1),
-        '?' if second == Some(b'?') => punct(Punct::QuestionQuestion, 2),
-        '?' => punct(Punct::Question, 1),
-        '=' if second == Some(b'=') => punct(Punct::Eq, 2),
-        '=' => punct(Punct::Assign, 1),
-        '!' if second == Some(b'=') => punct(Punct::NotEq, 2),
-        '!' => punct(Punct::Bang, 1),
-        '<' if second == Some(b'=') => punct(Punct::LessEq, 2),
-        '<' => punct(Punct::Less, 1),
-        '>' if second == Some(b'=') => punct(Punct::GreaterEq, 2),
-        '>' => punct(Punct::Greater, 1),
-        '-' if second == Some(b'>') => punct(Punct::Arrow, 2),
-        '-' => punct(Punct::Minus, 1),
+        '?' => one_or_two(b'?', Punct::QuestionQuestion, Punct::Question),
+        '=' => one_or_two(b'=', Punct::Eq, Punct::Assign),
+        '!' => one_or_two(b'=', Punct::NotEq, Punct::Bang),
+        '<' => one_or_two(b'=', Punct::LessEq, Punct::Less),
+        '>' => one_or_two(b'=', Punct::GreaterEq, Punct::Greater),
+        '-' => one_or_two(b'>', Punct::Arrow, Punct::Minus),
         '&' if second == Some(b'&') => punct(Punct::AndAnd, 2),
         '|' if second == Some(b'|') => punct(Punct::OrOr, 2),
         other => Err(MolangError::UnexpectedCharacter {
