@@ -1,5 +1,7 @@
 //! `config/emoted.toml`: every option with its default (the bundled file
-//! lists them all, commented).
+//! lists them all, commented). `[resource_pack]` is in [`resource_pack`].
+
+pub mod resource_pack;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -9,6 +11,7 @@ use valence::prelude::*;
 
 use crate::server::permissions;
 pub use crate::server::permissions::PermissionsSection;
+pub use resource_pack::ResourcePackSection;
 
 /// The highest `commands.rate_per_second` (and completion rate) accepted.
 pub const MAX_RATE_PER_SECOND: f64 = 1000.0;
@@ -219,6 +222,8 @@ pub struct Config {
     pub permissions: PermissionsSection,
     /// `[commands]`.
     pub commands: CommandsSection,
+    /// `[resource_pack]`.
+    pub resource_pack: ResourcePackSection,
 }
 
 impl Config {
@@ -228,7 +233,9 @@ impl Config {
     ///   nobody, so a listed name (and the UUID derived from it) belongs to
     ///   whoever types it;
     /// - a proxy mode listening beyond loopback: only the proxy may reach
-    ///   the port (BungeeCord forwarding is not signed at all).
+    ///   the port (BungeeCord forwarding is not signed at all);
+    /// - a resource pack URL that only this machine can open while players
+    ///   are likely elsewhere ([`ResourcePackSection::startup_warning`]).
     pub fn startup_warnings(&self) -> Vec<String> {
         let mut warnings = Vec::new();
         let server = &self.server;
@@ -262,6 +269,7 @@ impl Config {
                 ));
             }
         }
+        warnings.extend(self.resource_pack.startup_warning(proxy));
         warnings
     }
 }
@@ -301,6 +309,7 @@ impl Config {
             return Err(invalid("server.max_players must be at least 1".to_owned()));
         }
         permissions::validate_rules(&config.permissions).map_err(|e| invalid(e.to_string()))?;
+        config.resource_pack.validate().map_err(invalid)?;
         let limits = [
             (
                 "commands.rate_per_second",
@@ -377,6 +386,7 @@ mod tests {
         );
         assert_eq!(bundled.permissions, defaults.permissions);
         assert_eq!(bundled.commands, defaults.commands);
+        assert_eq!(bundled.resource_pack, defaults.resource_pack);
     }
 
     #[test]
@@ -471,6 +481,12 @@ mod tests {
             ("[commands]\nburst = 0", "commands.burst"),
             ("[commands]\ncompletion_burst = 0", "commands.completion_burst"),
             ("[commands]\nburst = -3", "burst"),
+            (
+                "[resource_pack]\npublic_url = \"ftp://example.com\"",
+                "resource_pack.public_url `ftp://example.com` must start with http:// or https://",
+            ),
+            ("[resource_pack]\nlisten = \"25580\"", "listen"),
+            ("[resource_pack]\nrequire = true", "require"),
         ] {
             let err = Config::parse(text, p).expect_err(text).to_string();
             assert!(err.contains(needle), "{text}: {err}");
@@ -498,15 +514,20 @@ mod tests {
         let bungee =
             parse("[server]\nconnection_mode = \"bungeecord\"\naddress = \"0.0.0.0:25565\"");
         let warnings = bungee.startup_warnings();
-        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
         assert!(warnings[0].contains("firewall"), "{warnings:?}");
         assert!(warnings[0].contains("not signed"));
-        let local = parse(
-            "[server]\nconnection_mode = \"velocity\"\nvelocity_secret = \"k\"\naddress = \"127.0.0.1:25577\"\n[permissions]\noperators = [\"Admin\"]",
+        assert!(
+            warnings[1].contains("behind a bungeecord proxy"),
+            "the pack's local URL: {warnings:?}"
         );
+        let public_pack = "[resource_pack]\npublic_url = \"http://play.example.com:25580\"";
+        let local = parse(&format!(
+            "[server]\nconnection_mode = \"velocity\"\nvelocity_secret = \"k\"\naddress = \"127.0.0.1:25577\"\n[permissions]\noperators = [\"Admin\"]\n{public_pack}",
+        ));
         assert!(
             local.startup_warnings().is_empty(),
-            "loopback behind a proxy is fine"
+            "loopback behind a proxy is fine, and so is a public pack URL"
         );
     }
 }
