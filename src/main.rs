@@ -63,6 +63,10 @@ struct ServeArgs {
     /// Folders (or files) to load emotes from, overriding the configuration (repeatable).
     #[arg(long = "emotes")]
     emote_roots: Vec<PathBuf>,
+    /// Address the resource pack's HTTP server listens on, overriding
+    /// `resource_pack.listen` (port 0 picks a free port).
+    #[arg(long = "resource-pack-listen", value_name = "ADDRESS")]
+    resource_pack_listen: Option<SocketAddr>,
 }
 
 fn main() -> ExitCode {
@@ -202,6 +206,7 @@ fn loadtest(options: emoted::server::loadtest::LoadtestOptions) -> ExitCode {
 fn serve(args: ServeArgs) -> ExitCode {
     use emoted::server::config::{Config, ConnectionModeSetting};
     use emoted::server::gateway::{GatewayPlugin, GatewaySettings, ProxyMode};
+    use emoted::server::runtime::NetworkRuntime;
     use valence::network::{ConnectionMode, NetworkPlugin, NetworkSettings};
     use valence::prelude::*;
 
@@ -228,8 +233,21 @@ fn serve(args: ServeArgs) -> ExitCode {
     if !args.emote_roots.is_empty() {
         config.emotes.folders = args.emote_roots;
     }
+    if let Some(listen) = args.resource_pack_listen {
+        config.resource_pack.listen = listen;
+    }
     let warnings = config.startup_warnings();
+    // One tokio runtime for every network task: valence's listener, the
+    // proxy gateway, the resource pack's HTTP server (src/server/runtime.rs).
+    let runtime = match NetworkRuntime::new("emoted-network") {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("emoted: cannot start the network runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut app = App::new();
+    app.insert_resource(runtime.clone());
     app.insert_resource(emoted::server::EmoteFolders {
         roots: config.emotes.folders.clone(),
     });
@@ -237,6 +255,7 @@ fn serve(args: ServeArgs) -> ExitCode {
         connection_mode,
         address: config.server.address,
         max_players: config.server.max_players,
+        tokio_handle: Some(runtime.handle().clone()),
         ..Default::default()
     };
     let proxy = match config.server.connection_mode {

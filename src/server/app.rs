@@ -11,7 +11,9 @@ use bevy_app::PluginGroupBuilder;
 
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
-use crate::server::{combat, commands, cull, dispatch, emote, reload, tick_stats, world};
+use crate::server::{
+    combat, commands, cull, dispatch, emote, reload, resource_pack, tick_stats, world,
+};
 
 /// Every feature of emoted, each its own plugin, in this order:
 ///
@@ -26,6 +28,7 @@ use crate::server::{combat, commands, cull, dispatch, emote, reload, tick_stats,
 /// | [`dispatch::EmoteDispatchPlugin`] | event commands and datapack functions | `Update`, after `EmotePlaybackSet` |
 /// | [`combat::CombatPlugin`] | melee damage, death and respawn | `Update`, before `EmotePlaybackSet` |
 /// | [`reload::EmoteReloadPlugin`] | `/emote reload` and the file watcher | `Startup`, `Update` |
+/// | [`resource_pack::ResourcePackPlugin`] | the resource pack: its HTTP server, the offer at join, each player's answer | `PostStartup`, `Update`, `PostUpdate` (before valence flushes packets) |
 /// | [`tick_stats::TickStatsPlugin`] | a tick-rate line in the log every 200 ticks | `First`, `Last` |
 ///
 /// Insert [`Config`] (and [`EmoteFolders`](crate::server::emote_library::EmoteFolders))
@@ -45,6 +48,7 @@ impl PluginGroup for EmotePlugins {
             .add(dispatch::EmoteDispatchPlugin)
             .add(combat::CombatPlugin)
             .add(reload::EmoteReloadPlugin)
+            .add(resource_pack::ResourcePackPlugin)
             .add(tick_stats::TickStatsPlugin)
     }
 }

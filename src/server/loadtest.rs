@@ -295,11 +295,11 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.min(sorted.len() - 1)]
 }
 
-/// The server as `emoted serve` builds it ([`EmotePlugins`], every
-/// schedule on one thread), without the network, the file watcher and tick
-/// statistics: clients join with [`join_counting_client`]. Keep-alives are
-/// off, as no client answers them, and `server_sync` follows the tick
-/// counter ([`SimulatedWallClock`]). The startup systems have run.
+/// The server as `emoted serve` builds it ([`EmotePlugins`], every schedule
+/// on one thread), without the network, the file watcher, the resource pack
+/// and tick statistics: clients join with [`join_counting_client`].
+/// Keep-alives are off, as no client answers them, and `server_sync` follows
+/// the tick counter ([`SimulatedWallClock`]). The startup systems have run.
 pub fn headless_app(emote_roots: &[PathBuf], policy: DisplayUpdatePolicy) -> App {
     let mut app = App::new();
     app.insert_resource(KeepaliveSettings {
@@ -315,6 +315,7 @@ pub fn headless_app(emote_roots: &[PathBuf], policy: DisplayUpdatePolicy) -> App
         EmotePlugins
             .build()
             .disable::<crate::server::reload::EmoteReloadPlugin>()
+            .disable::<crate::server::resource_pack::ResourcePackPlugin>()
             .disable::<crate::server::tick_stats::TickStatsPlugin>(),
     );
     crate::server::app::run_schedules_on_one_thread(&mut app);

@@ -17,6 +17,8 @@ pub mod gateway;
 pub mod loadtest;
 pub mod permissions;
 pub mod reload;
+pub mod resource_pack;
+pub mod runtime;
 pub mod syntax;
 pub mod tick_stats;
 pub mod world;

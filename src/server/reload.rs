@@ -20,7 +20,11 @@
 //!   configuration, and the error is logged and sent to operators. Options
 //!   that only matter at start-up (address, connection mode, players, view
 //!   distance, emote folders) are read but take effect at the next start;
-//!   the rest (display cap, operators) apply at once.
+//!   the rest (display cap, operators) apply at once. In `[resource_pack]`,
+//!   `enabled` and `listen` wait for the next start too; `public_url`,
+//!   `required` and `prompt` apply to the offers made from then on (see
+//!   [`crate::server::resource_pack`], which also offers a pack rebuilt
+//!   for changed emotes again).
 //!
 //! Problems go to the log as `FILE: /pointer: message` and, for a reload an
 //! operator asked for, to that operator's chat; watcher reloads tell every
@@ -197,6 +201,8 @@ fn reload_on_request(
                 // state and the resource agree.
                 new.server = config.server.clone();
                 new.emotes.folders = config.emotes.folders.clone();
+                new.resource_pack.enabled = config.resource_pack.enabled;
+                new.resource_pack.listen = config.resource_pack.listen;
                 *config = new;
             }
             Err(e) => {

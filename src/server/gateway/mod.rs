@@ -44,6 +44,7 @@ use valence::client::{ClientBundle, ClientBundleArgs, SpawnClientsSet};
 use valence::prelude::*;
 use valence::CompressionThreshold;
 
+use crate::server::runtime::NetworkRuntime;
 use connection::ByteLimits;
 
 /// Connections that may be between their first byte and the play state at
@@ -127,11 +128,13 @@ struct AdmittedPlayers(Mutex<Receiver<ClientBundleArgs>>);
 
 /// The runtime the gateway's tasks run on (kept alive with the app).
 #[derive(Resource)]
-struct GatewayRuntime(tokio::runtime::Runtime);
+struct GatewayRuntime(NetworkRuntime);
 
 /// Listens in a proxy mode and admits players whose forwarding checks out
 /// (see the module docs). Needs [`GatewaySettings`]; replaces valence's
-/// `NetworkPlugin`, which must be left out.
+/// `NetworkPlugin`, which must be left out. Its tasks run on the
+/// [`NetworkRuntime`] resource when there is one (as `emoted serve` inserts),
+/// else on a runtime of its own.
 pub struct GatewayPlugin;
 
 impl Plugin for GatewayPlugin {
@@ -144,16 +147,15 @@ impl Plugin for GatewayPlugin {
             .world
             .get_resource::<Server>()
             .and_then(|s| s.compression_threshold());
-        let runtime = match tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .thread_name("emoted-gateway")
-            .build()
-        {
-            Ok(runtime) => runtime,
-            Err(e) => {
-                tracing::error!("cannot start the network runtime: {e}");
-                return;
-            }
+        let runtime = match app.world.get_resource::<NetworkRuntime>() {
+            Some(shared) => shared.clone(),
+            None => match NetworkRuntime::new("emoted-gateway") {
+                Ok(runtime) => runtime,
+                Err(e) => {
+                    tracing::error!("cannot start the network runtime: {e}");
+                    return;
+                }
+            },
         };
         let (send, receive) = std::sync::mpsc::channel();
         let shared = GatewayShared(Arc::new(SharedState {
@@ -169,7 +171,10 @@ impl Plugin for GatewayPlugin {
         }));
         let address = settings.address;
         let start = move |runtime: Res<GatewayRuntime>| {
-            runtime.0.spawn(accept_loop(shared.clone(), address));
+            runtime
+                .0
+                .handle()
+                .spawn(accept_loop(shared.clone(), address));
         };
         app.insert_resource(GatewayRuntime(runtime))
             .insert_resource(AdmittedPlayers(Mutex::new(receive)))

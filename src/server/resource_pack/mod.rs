@@ -1,0 +1,370 @@
+//! emoted's own resource pack: made from the loaded emotes, served over
+//! HTTP on a port of its own, offered to every player at join, and what
+//! each player's client did with it kept as a [`PackStatus`].
+//!
+//! # The model
+//!
+//! - **One pack at a time.** A [`ServedPack`] is the pack file's bytes and
+//!   their SHA-1. [`current_pack`] makes it from the emote library, once the
+//!   first tick runs and again whenever a reload changed the library; a pack
+//!   with a new SHA-1 replaces the old one at once.
+//! - **Served by emoted** ([`http`]): hyper's HTTP/1 server answers
+//!   `GET /pack/<sha1>.zip` for the current pack and 404 for anything else,
+//!   an older pack's path included. The SHA-1 is in the path because a
+//!   1.20.1 client caches server packs by URL ([`url`]).
+//! - **Offered at join**: once valence has put the player in the world (in
+//!   `PostUpdate`, after valence's `UpdateClientsSet` wrote the join packet
+//!   and the chunks), the client gets the URL (`public_url` plus the path),
+//!   the SHA-1, whether the pack is required, and the prompt. The player gets
+//!   [`PackStatus::Offered`] and a [`PackOffer`].
+//! - **Answers** arrive as valence's `ResourcePackStatusEvent` and move the
+//!   [`PackStatus`] ([`status`]): a declined or failed pack gets that player
+//!   one chat line saying why and that emotes show heads; declining a
+//!   required pack is a kick with the reason (the connection closes
+//!   [`KICK_GRACE_TICKS`] later, so the reason arrives). Each answer is a
+//!   log line.
+//! - **After a reload** that built a pack with a new SHA-1, every player
+//!   online is offered the new one, except those who declined: they are not
+//!   asked again before they rejoin.
+//!
+//! Nothing breaks for a client that never answers: it stays
+//! [`PackStatus::Offered`], which every feature reads as "not loaded". A
+//! status packet that does not decode is logged and dropped by valence's
+//! event loop; an answer that makes no sense now changes nothing and is a
+//! warning (the first per player; later ones are debug lines).
+//!
+//! # Configuration
+//!
+//! `[resource_pack]` ([`ResourcePackSection`]): `enabled` and `listen` are
+//! read at start-up only (a reload keeps what the server started with);
+//! `public_url`, `required` and `prompt` apply to the offers made after a
+//! reload, not to offers already made.
+//!
+//! # The runtime
+//!
+//! The HTTP server runs on the shared [`NetworkRuntime`] (`emoted serve`
+//! makes it and hands valence its handle), so the game port and the pack
+//! port share one set of worker threads and the tick never waits on a
+//! download. A host game without that resource gets the handle it gave
+//! valence (`NetworkSettings::tokio_handle`) or, failing that, a runtime
+//! of one worker thread.
+
+pub mod http;
+pub mod pack;
+pub mod status;
+pub mod url;
+
+#[cfg(test)]
+mod tests;
+
+use std::net::SocketAddr;
+
+use valence::client::{FlushPacketsSet, UpdateClientsSet};
+use valence::network::NetworkSettings;
+use valence::prelude::*;
+use valence::protocol::packets::play::DisconnectS2c;
+use valence::protocol::WritePacket;
+use valence::resource_pack::ResourcePackStatusEvent;
+
+use self::http::PackSlot;
+pub use self::pack::{current_pack, ServedPack};
+pub use self::status::PackStatus;
+use self::status::{reply, Reply};
+use crate::server::config::{Config, ResourcePackSection};
+use crate::server::emote_library::EmoteLibrary;
+use crate::server::runtime::NetworkRuntime;
+
+/// Serves the resource pack and offers it at join (see the module docs).
+/// Reads [`Config`] when added: with `resource_pack.enabled = false` it
+/// adds nothing.
+pub struct ResourcePackPlugin;
+
+impl Plugin for ResourcePackPlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<Config>()
+            .init_resource::<EmoteLibrary>();
+        if !app.world.resource::<Config>().resource_pack.enabled {
+            tracing::info!("the resource pack is off (resource_pack.enabled = false)");
+            return;
+        }
+        let Some(runtime) = network_runtime(&app.world) else {
+            return;
+        };
+        app.insert_resource(PackRuntime(runtime))
+            .add_systems(PostStartup, start_pack_server)
+            .add_systems(
+                Update,
+                (refresh_pack, handle_pack_answers, close_kicked_connections).chain(),
+            )
+            .add_systems(
+                PostUpdate,
+                offer_pack_on_join
+                    .after(UpdateClientsSet)
+                    .before(FlushPacketsSet),
+            );
+    }
+}
+
+/// The running pack server: the address it is bound to and the pack it
+/// serves. Present once the server listens.
+#[derive(Resource, Clone, Debug)]
+pub struct PackServer {
+    bound: SocketAddr,
+    slot: PackSlot,
+}
+
+impl PackServer {
+    /// The address the HTTP server is bound to (with the real port when
+    /// `listen` asked for port 0).
+    pub fn bound(&self) -> SocketAddr {
+        self.bound
+    }
+
+    /// The pack served now (`None` before the first tick built it).
+    pub fn current(&self) -> Option<ServedPack> {
+        self.slot.current()
+    }
+}
+
+/// The offer a player's client was last sent.
+#[derive(Component, Clone, Debug, PartialEq, Eq)]
+pub struct PackOffer {
+    /// The offered pack's SHA-1.
+    pub sha1_hex: String,
+    /// The URL it was offered at.
+    pub url: String,
+    /// Whether it was offered as required.
+    pub required: bool,
+    /// Answers that made no sense for the status at the time.
+    pub unexpected_answer_count: u32,
+}
+
+/// How long a kicked player's connection stays open after the disconnect
+/// message, so that the message reaches the client before the socket
+/// closes (valence's own `DisconnectClient` closes it at once and can lose
+/// the message). The client usually hangs up first.
+pub const KICK_GRACE_TICKS: u32 = 10;
+
+/// A player sent a disconnect message, whose connection the server closes
+/// when `ticks_left` reaches 0.
+#[derive(Component, Clone, Copy, Debug)]
+struct Kicked {
+    ticks_left: u32,
+}
+
+/// The runtime the HTTP server runs on.
+#[derive(Resource)]
+struct PackRuntime(NetworkRuntime);
+
+/// The shared runtime, else the handle the host gave valence, else a small
+/// one of our own (see the module docs); `None` (logged) when none can be
+/// made.
+fn network_runtime(world: &World) -> Option<NetworkRuntime> {
+    if let Some(shared) = world.get_resource::<NetworkRuntime>() {
+        return Some(shared.clone());
+    }
+    let given = world
+        .get_resource::<NetworkSettings>()
+        .and_then(|settings| settings.tokio_handle.clone());
+    if let Some(handle) = given {
+        return Some(NetworkRuntime::from_handle(handle));
+    }
+    match NetworkRuntime::small("emoted-pack", 1) {
+        Ok(runtime) => Some(runtime),
+        Err(e) => {
+            tracing::error!(
+                "cannot start a runtime for the resource pack server ({e}); players are not \
+                 offered the pack"
+            );
+            None
+        }
+    }
+}
+
+fn start_pack_server(mut commands: Commands, config: Res<Config>, runtime: Res<PackRuntime>) {
+    let section = &config.resource_pack;
+    let listener = match http::bind(section.listen, runtime.0.handle()) {
+        Ok(listener) => listener,
+        Err(e) => {
+            tracing::error!(
+                "cannot serve the resource pack on {}: {e}. Players are not offered it; free \
+                 the port or set resource_pack.listen (port 0 picks a free one)",
+                section.listen
+            );
+            return;
+        }
+    };
+    let bound = listener.local_addr().unwrap_or(section.listen);
+    let slot = PackSlot::default();
+    runtime
+        .0
+        .handle()
+        .spawn(http::serve(listener, slot.clone()));
+    tracing::info!(
+        "serving the resource pack on {bound}; players are offered {}",
+        self::url::pack_url(&section.public_base(bound), "<sha1>")
+    );
+    commands.insert_resource(PackServer { bound, slot });
+}
+
+/// Sends `client` the offer of `pack` and returns what was offered.
+fn offer(
+    client: &mut Client,
+    section: &ResourcePackSection,
+    bound: SocketAddr,
+    pack: &ServedPack,
+) -> PackOffer {
+    let url = self::url::pack_url(&section.public_base(bound), pack.sha1_hex());
+    let prompt = (!section.prompt.is_empty()).then(|| section.prompt.clone().into_text());
+    client.set_resource_pack(&url, pack.sha1_hex(), section.required, prompt);
+    PackOffer {
+        sha1_hex: pack.sha1_hex().to_owned(),
+        url,
+        required: section.required,
+        unexpected_answer_count: 0,
+    }
+}
+
+/// Builds the pack when there is none yet or the library changed; a new
+/// SHA-1 is served at once and offered again to the players online who did
+/// not decline.
+fn refresh_pack(
+    server: Option<Res<PackServer>>,
+    library: Res<EmoteLibrary>,
+    config: Res<Config>,
+    mut players: Query<(&mut Client, &Username, &mut PackStatus, &mut PackOffer)>,
+) {
+    let Some(server) = server else {
+        return;
+    };
+    let served = server.slot.current();
+    if served.is_some() && !library.is_changed() {
+        return;
+    }
+    let pack = current_pack(&library.0);
+    if served
+        .as_ref()
+        .is_some_and(|s| s.sha1_hex() == pack.sha1_hex())
+    {
+        return;
+    }
+    tracing::info!(
+        "resource pack {} ({} bytes) for {} emotes",
+        pack.sha1_hex(),
+        pack.size_bytes(),
+        library.0.len()
+    );
+    server.slot.set(pack.clone());
+    for (mut client, name, mut status, mut offered) in &mut players {
+        if *status == PackStatus::Declined || offered.sha1_hex == pack.sha1_hex() {
+            continue;
+        }
+        *offered = offer(&mut client, &config.resource_pack, server.bound, &pack);
+        *status = PackStatus::Offered;
+        tracing::debug!("offered {name} the new resource pack {}", offered.url);
+    }
+}
+
+fn offer_pack_on_join(
+    mut commands: Commands,
+    server: Option<Res<PackServer>>,
+    config: Res<Config>,
+    mut joined: Query<(Entity, &mut Client, &Username), Added<Client>>,
+) {
+    let Some(server) = server else {
+        return;
+    };
+    let Some(pack) = server.slot.current() else {
+        return;
+    };
+    for (player, mut client, name) in &mut joined {
+        let offered = offer(&mut client, &config.resource_pack, server.bound, &pack);
+        tracing::debug!("offered {name} the resource pack {}", offered.url);
+        commands
+            .entity(player)
+            .insert((PackStatus::Offered, offered));
+    }
+}
+
+fn handle_pack_answers(
+    mut commands: Commands,
+    mut answers: EventReader<ResourcePackStatusEvent>,
+    mut players: Query<(
+        &mut Client,
+        &Username,
+        Option<&mut PackStatus>,
+        Option<&mut PackOffer>,
+    )>,
+) {
+    for answer in answers.iter() {
+        let Ok((mut client, name, status, offered)) = players.get_mut(answer.client) else {
+            continue;
+        };
+        let (Some(mut status), Some(mut offered)) = (status, offered) else {
+            tracing::debug!(
+                "{name} answered {:?} to a resource pack offer never made; ignored",
+                answer.status
+            );
+            continue;
+        };
+        let Some(next) = status.after(answer.status) else {
+            offered.unexpected_answer_count += 1;
+            if offered.unexpected_answer_count == 1 {
+                tracing::warn!(
+                    "{name} answered {:?} to the resource pack while it was {:?}; ignored \
+                     (more such answers from {name} are logged at debug level)",
+                    answer.status,
+                    *status
+                );
+            } else {
+                tracing::debug!("{name} answered {:?} while {:?}", answer.status, *status);
+            }
+            continue;
+        };
+        *status = next;
+        log_answer(name, next, &offered);
+        match reply(next, offered.required) {
+            Reply::None => {}
+            Reply::Chat(line) => client.send_chat_message(line.color(Color::YELLOW)),
+            Reply::Kick(message) => {
+                client.write_packet(&DisconnectS2c {
+                    reason: message.into_text().into(),
+                });
+                commands.entity(answer.client).insert(Kicked {
+                    ticks_left: KICK_GRACE_TICKS,
+                });
+            }
+        }
+    }
+}
+
+fn close_kicked_connections(mut commands: Commands, mut kicked: Query<(Entity, &mut Kicked)>) {
+    for (player, mut kick) in &mut kicked {
+        if kick.ticks_left == 0 {
+            // valence then despawns the player as for any disconnect.
+            commands.entity(player).remove::<(Client, Kicked)>();
+        } else {
+            kick.ticks_left -= 1;
+        }
+    }
+}
+
+fn log_answer(name: &Username, status: PackStatus, offered: &PackOffer) {
+    let sha = &offered.sha1_hex;
+    match status {
+        PackStatus::Offered => {}
+        PackStatus::Accepted => tracing::debug!("{name} accepted the resource pack {sha}"),
+        PackStatus::Loaded => tracing::info!("{name} loaded the resource pack {sha}"),
+        PackStatus::Declined if offered.required => {
+            tracing::info!("{name} declined the resource pack, which is required: disconnected")
+        }
+        PackStatus::Declined => {
+            tracing::info!("{name} declined the resource pack; their emotes show heads")
+        }
+        PackStatus::Failed => tracing::warn!(
+            "{name} could not download or apply the resource pack from {}; their emotes show \
+             heads. Check that resource_pack.public_url is reachable from players' machines",
+            offered.url
+        ),
+    }
+}
