@@ -75,6 +75,8 @@ function readPlan () {
   if (typeof plan !== 'object' || plan === null) throw new Error('the plan must be a JSON object')
   if (!Number.isInteger(plan.port)) throw new Error('the plan needs an integer "port"')
   if (plan.steps !== undefined && !Array.isArray(plan.steps)) throw new Error('"steps" must be an array')
+  const resourcePack = plan.resource_pack || 'ignore'
+  if (!RESOURCE_PACK_MODES.includes(resourcePack)) throw new Error(`"resource_pack" must be one of ${RESOURCE_PACK_MODES.join(', ')}`)
   return {
     host: plan.host || '127.0.0.1',
     port: plan.port,
@@ -83,6 +85,7 @@ function readPlan () {
     timeout_ms: plan.timeout_ms || 30000,
     record_packets: plan.record_packets || [],
     forwarding: plan.forwarding || null,
+    resource_pack: resourcePack,
     steps: plan.steps || []
   }
 }
@@ -174,6 +177,7 @@ function answerVelocity (client, f, username) {
 let plan = null
 
 const mineflayer = require('mineflayer')
+const { handleResourcePacks, MODES: RESOURCE_PACK_MODES } = require('./resource_pack')
 const { Vec3 } = require('vec3')
 const nbt = require('prismarine-nbt')
 
@@ -362,6 +366,7 @@ function start () {
   useRegistry(bot.registry)
   const client = bot._client
   answerVelocity(client, plan.forwarding, plan.username)
+  handleResourcePacks(bot, plan.resource_pack, plan.username, { record, chatText, isEnded: () => ended })
 
   client.on('login', (p) => {
     loginPacket = p

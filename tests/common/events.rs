@@ -6,6 +6,8 @@ use std::process::ExitStatus;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::{PackDownload, PackOffer};
+
 // ------------------------------------------------------------------ events
 
 /// What one bot.js run printed.
@@ -365,6 +367,16 @@ pub enum Event {
         reason: Option<String>,
         json: Value,
         logged_in: bool,
+    },
+    /// The server offered a resource pack (see tests/common/pack.rs).
+    ResourcePack(PackOffer),
+    /// The plan's `"resource_pack": "accept"` downloaded the offered pack.
+    ResourcePackDownload(PackDownload),
+    /// The client answered an offer: "accepted", "loaded", "declined",
+    /// "failed_download".
+    ResourcePackAnswer {
+        t: u64,
+        result: String,
     },
     Error {
         t: u64,

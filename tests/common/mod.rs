@@ -46,6 +46,7 @@ fn scratch_dir() -> PathBuf {
 mod animations;
 mod events;
 mod install;
+mod pack;
 mod ping;
 mod plan;
 mod poses;
@@ -60,6 +61,8 @@ pub use animations::*;
 pub use events::*;
 #[allow(unused_imports)]
 pub use install::*;
+#[allow(unused_imports)]
+pub use pack::*;
 #[allow(unused_imports)]
 pub use ping::*;
 #[allow(unused_imports)]

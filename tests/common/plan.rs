@@ -51,6 +51,14 @@ impl Plan {
         self
     }
 
+    /// What the client does with an offered resource pack: "ignore" (the
+    /// default: never answers), "decline", or "accept" (downloads it, checks
+    /// the SHA-1, answers loaded or failed_download, as vanilla does).
+    pub fn resource_pack(mut self, mode: &str) -> Plan {
+        self.json["resource_pack"] = json!(mode);
+        self
+    }
+
     /// The whole plan's timeout (default 30 s).
     pub fn timeout_ms(mut self, ms: u64) -> Plan {
         self.json["timeout_ms"] = json!(ms);

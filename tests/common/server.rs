@@ -36,7 +36,8 @@ impl Server {
         Server::start_with_args(emote_roots, &[])
     }
 
-    /// `emoted serve --address 127.0.0.1:PORT --emotes ROOT... EXTRA...`.
+    /// `emoted serve --address 127.0.0.1:PORT --resource-pack-listen
+    /// 127.0.0.1:0 --emotes ROOT... EXTRA...`.
     pub fn start_with_args<P: AsRef<Path>>(emote_roots: &[P], extra_args: &[&str]) -> Server {
         let roots: Vec<PathBuf> = emote_roots
             .iter()
@@ -58,9 +59,12 @@ impl Server {
     fn try_start(roots: &[PathBuf], extra: &[String]) -> Result<Server, String> {
         let port = free_port();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_emoted"));
+        // The resource pack's HTTP server on a free port too, so that
+        // servers running at once do not fight over 25580.
         cmd.arg("serve")
             .arg("--address")
-            .arg(format!("127.0.0.1:{port}"));
+            .arg(format!("127.0.0.1:{port}"))
+            .args(["--resource-pack-listen", "127.0.0.1:0"]);
         for root in roots {
             cmd.arg("--emotes").arg(root);
         }
