@@ -1,6 +1,7 @@
 //! emoted's own command dispatcher for emote events.
 //!
-//! Events are queued by the playback systems as [`EmoteCommandEvent`]s (the
+//! Events are queued by the playback systems as
+//! [`EmoteCommandEvent`](crate::server::events::EmoteCommandEvent)s (the
 //! command text, who runs it and from where) and run here, in [`Update`]
 //! after [`EmotePlaybackSet`]. A command is parsed once into a typed
 //! [`ParsedCommand`] (the parse of each event text is cached; function lines
@@ -63,8 +64,10 @@
 //! the player and a warning in the log), as a Molang failure stops it.
 //! Commands with no playback behind them (none today) are not capped.
 //! - `emote play <id> [player]` and `emote stop [player]`: a
-//!   [`PlayEmoteRequest`] (never bypassing `standalone` and cooldowns) or a
-//!   [`StopEmoteRequest`]. Without a target they act on the source player
+//!   [`PlayEmoteRequest`](crate::server::events::PlayEmoteRequest) (never
+//!   bypassing `standalone` and cooldowns) or a
+//!   [`StopEmoteRequest`](crate::server::events::StopEmoteRequest). Without
+//!   a target they act on the source player
 //!   (for a node source: the player whose emote owns the node). A player or
 //!   node source may target other players only when that player has
 //!   operator level [`MANAGE_OP_LEVEL`], as when typing the command; the
