@@ -248,4 +248,91 @@ mod tests {
         assert_eq!(files.len(), 3);
         assert!(files.iter().all(|(p, _)| p.starts_with(CORE_SHADER_DIR)));
     }
+
+    /// The vertex stage's `sliceUv`, step for step, in pixels.
+    fn slice_uv_port(px: (f32, f32), vertex_id: usize, rects: &[[f32; 4]], k: usize) -> (f32, f32) {
+        let corner = vertex_id % 4;
+        let quad = (vertex_id / 4) % 6;
+        let at_u_max = if corner == 0 || corner == 3 { 1.0 } else { 0.0 };
+        let first_row = corner < 2;
+        let tile_u = px.0 - at_u_max * 8.0;
+        let column = (tile_u / 8.0 + 0.5).floor() as i32;
+        let bottom_column = column.rem_euclid(4) == tile_of(Face::Bottom) as i32 % 4;
+        let backwards = if bottom_column && !first_row {
+            px.1 < 4.0
+        } else {
+            bottom_column && quad == 1
+        };
+        let at_v_max = if first_row == backwards { 1.0 } else { 0.0 };
+        let tile_v = px.1 - at_v_max * 8.0;
+        let row = (tile_v / 8.0 + 0.5).floor() as i32;
+        assert!(
+            (0..8).contains(&column) && (0..2).contains(&row),
+            "{px:?} {vertex_id}"
+        );
+        let face = Face::ALL
+            .iter()
+            .position(|f| tile_of(*f) as i32 == row * 4 + column % 4)
+            .expect("a face");
+        let layer = (column / 4) as usize;
+        let r = rects[(k * 2 + layer) * 6 + face];
+        (r[0] + at_u_max * r[2], r[1] + at_v_max * r[3])
+    }
+
+    /// The corners of vanilla 1.20.1's `ModelPart.Cube` for a box at
+    /// `(u, v)` of `w × h × d` px, in its quad order (down, up, west,
+    /// north, east, south), each quad's corners at (u2, v1), (u1, v1),
+    /// (u1, v2), (u2, v2). Our faces in that order: top, bottom, right,
+    /// front, left, back.
+    fn vanilla_cube(u: f32, v: f32, w: f32, h: f32, d: f32) -> Vec<(f32, f32)> {
+        let quads = [
+            (u + d, v, u + d + w, v + d),
+            (u + d + w, v + d, u + d + 2.0 * w, v),
+            (u, v + d, u + d, v + d + h),
+            (u + d, v + d, u + d + w, v + d + h),
+            (u + d + w, v + d, u + 2.0 * d + w, v + d + h),
+            (u + 2.0 * d + w, v + d, u + 2.0 * d + 2.0 * w, v + d + h),
+        ];
+        quads
+            .iter()
+            .flat_map(|&(u1, v1, u2, v2)| [(u2, v1), (u1, v1), (u1, v2), (u2, v2)])
+            .collect()
+    }
+
+    #[test]
+    fn the_decode_maps_a_vanilla_skull_onto_each_slice_face_for_face() {
+        let table = table();
+        let rects: Vec<[f32; 4]> = rects_in(&vertex_shader(&table))
+            .iter()
+            .map(|r| r.map(f32::from))
+            .collect();
+        // The skull: base cube at (0, 0), hat at (32, 0), 8 px each way.
+        let skull: Vec<(f32, f32)> = [0.0, 32.0]
+            .iter()
+            .flat_map(|&u| vanilla_cube(u, 0.0, 8.0, 8.0, 8.0))
+            .collect();
+        for (id, slice) in table.iter() {
+            for (layer_index, layer) in Layer::ALL.iter().enumerate() {
+                // What vanilla's cube code would give each corner if the
+                // slice were a real box with these face rectangles.
+                let mut expected = Vec::new();
+                for (face_index, face) in Face::ALL.iter().enumerate() {
+                    let r = slice.face_rect(*layer, *face);
+                    let (x, y) = (f32::from(r.x_px), f32::from(r.y_px));
+                    let (w, h) = (f32::from(r.width_px), f32::from(r.height_px));
+                    let (v1, v2) = if face_index == 1 {
+                        (y + h, y)
+                    } else {
+                        (y, y + h)
+                    };
+                    expected.extend([(x + w, v1), (x, v1), (x, v2), (x + w, v2)]);
+                }
+                for (i, want) in expected.iter().enumerate() {
+                    let vertex = layer_index * 24 + i;
+                    let got = slice_uv_port(skull[vertex], vertex, &rects, usize::from(id.index()));
+                    assert_eq!(got, *want, "k {} {layer:?} vertex {vertex}", id.index());
+                }
+            }
+        }
+    }
 }
