@@ -4,8 +4,9 @@
 //! Sequences, validated) → [`library`] (the loaded, compiled emotes) →
 //! [`playback`] (what each playback does this tick, pure) → [`server`] (the
 //! valence glue: display entities, players, commands). [`anim`] and
-//! [`molang`] are the math and the expression language underneath; none of
-//! `anim`, `molang` or `playback` names valence.
+//! [`molang`] are the math and the expression language underneath; [`pack`]
+//! builds the resource pack that draws skin-bound parts with the player's
+//! own skin. None of `anim`, `molang`, `pack` or `playback` names valence.
 //!
 //! The server is a set of bevy plugins, [`EmotePlugins`], that any valence
 //! 1.20.1 app can add; `emoted serve` is one such app.
@@ -35,6 +36,7 @@ pub mod anim;
 pub mod format;
 pub mod library;
 pub mod molang;
+pub mod pack;
 pub mod playback;
 pub mod server;
 

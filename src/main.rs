@@ -1,5 +1,5 @@
 //! The emoted command line: `serve` (the default), `check`, `sample`,
-//! `molang` and `loadtest`.
+//! `molang`, `pack` and `loadtest`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -37,6 +37,9 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// Write emoted's resource pack (skin parts drawn with the player's own
+    /// skin) for the loaded emotes; prints its SHA-1 and path.
+    Pack(PackArgs),
     /// Measure the server tick with N playbacks seen by M viewers (no sockets);
     /// prints one JSON line.
     Loadtest(emoted::server::loadtest::LoadtestOptions),
@@ -69,6 +72,20 @@ struct ServeArgs {
     resource_pack_listen: Option<SocketAddr>,
 }
 
+#[derive(clap::Args)]
+struct PackArgs {
+    /// Where to write the zip.
+    #[arg(short = 'o', long = "output", value_name = "FILE.zip")]
+    output: PathBuf,
+    /// The configuration file whose emote folders to load (default:
+    /// config/emoted.toml when it exists).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Folders (or files) to load emotes from, overriding the configuration (repeatable).
+    #[arg(long = "emotes")]
+    emote_roots: Vec<PathBuf>,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -76,6 +93,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => serve(args),
         Some(Command::Sample { file, ticks, seed }) => sample(&file, &ticks, seed),
         Some(Command::Molang { expr, sets }) => molang(&expr, &sets),
+        Some(Command::Pack(args)) => pack(&args),
         Some(Command::Loadtest(options)) => loadtest(options),
         None => serve(ServeArgs::default()),
     }
@@ -181,6 +199,65 @@ fn molang(expr: &str, sets: &[String]) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The configuration at `path`, or at config/emoted.toml when that exists,
+/// or the defaults.
+fn load_config(path: Option<&PathBuf>) -> Result<emoted::server::config::Config, String> {
+    use emoted::server::config::Config;
+    let default_path = PathBuf::from("config/emoted.toml");
+    match path {
+        Some(path) => Config::load(path).map_err(|e| e.to_string()),
+        None if default_path.is_file() => Config::load(&default_path).map_err(|e| e.to_string()),
+        None => Ok(Config::default()),
+    }
+}
+
+#[allow(clippy::print_stdout)]
+fn pack(args: &PackArgs) -> ExitCode {
+    let roots = if args.emote_roots.is_empty() {
+        match load_config(args.config.as_ref()) {
+            Ok(config) => config.emotes.folders,
+            Err(e) => {
+                eprintln!("emoted pack: bad configuration: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        args.emote_roots.clone()
+    };
+    let report = Library::load(&roots);
+    for line in report.lines() {
+        eprintln!("{line}");
+    }
+    let (pack, table) = emoted::pack::ResourcePack::for_library(&report.library);
+    for slice in table.left_out() {
+        eprintln!(
+            "emoted pack: no slice id left for {} (at most {}): it shows the whole part",
+            slice.name(),
+            emoted::pack::ids::MAX_SLICE_IDS
+        );
+    }
+    let built = match pack.build() {
+        Ok(built) => built,
+        Err(e) => {
+            eprintln!("emoted pack: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = std::fs::write(&args.output, &built.zip_bytes) {
+        eprintln!("emoted pack: cannot write {}: {e}", args.output.display());
+        return ExitCode::FAILURE;
+    }
+    eprintln!(
+        "emoted pack: {} emotes, {} slice ids, {} bytes",
+        report.library.len(),
+        table.len(),
+        built.zip_bytes.len()
+    );
+    // The line `sha1sum` prints, so `sha1sum -c` can check the file.
+    println!("{}  {}", built.sha1_hex, args.output.display());
+    ExitCode::SUCCESS
 }
 
 #[allow(clippy::print_stdout)]

@@ -109,6 +109,20 @@ fn the_offered_url_serves_the_pack_and_each_answer_has_its_effect() {
         sha1,
         "the bytes have the offered SHA-1"
     );
+    // They are emoted's pack: a zip whose pack.mcmeta says format 15
+    // (1.20.1), with the skin shader in it.
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(answer.body.clone())).expect("a zip");
+    let mut mcmeta = String::new();
+    std::io::Read::read_to_string(
+        &mut zip.by_name("pack.mcmeta").expect("pack.mcmeta"),
+        &mut mcmeta,
+    )
+    .expect("text");
+    let mcmeta: serde_json::Value = serde_json::from_str(&mcmeta).expect("JSON");
+    assert_eq!(mcmeta["pack"]["pack_format"], 15, "{mcmeta}");
+    assert!(zip
+        .by_name("assets/minecraft/shaders/core/rendertype_entity_translucent.vsh")
+        .is_ok());
 
     // The accepting client downloaded the same bytes and loaded them.
     let downloads = accepter.pack_downloads();
@@ -269,8 +283,9 @@ fn a_reload_serves_the_new_pack_under_a_new_url_and_offers_it_again() {
         "{}",
         server.log()
     );
-    // A new emote: the watcher reloads, the pack changes.
-    fs::copy(source("wave.json"), emotes.path().join("wave.json")).expect("copy");
+    // A new emote whose skin-bound nodes cut the body into slices: the
+    // watcher reloads, and the pack gains their models and shader entries.
+    fs::copy(source("bow.json"), emotes.path().join("bow.json")).expect("copy");
     let run = bot.wait();
     run.assert_ok();
     let offers = run.pack_offers();

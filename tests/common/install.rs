@@ -1,10 +1,12 @@
-//! Installing the npm test client once per machine (`npm ci`), under a lock.
+//! Installing what the tests run, under a lock: the npm test client once per
+//! machine (`npm ci`), and Debian tools (`apt-get install`).
 
+use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -68,6 +70,82 @@ fn install_client() -> Result<(), String> {
     fs::write(install_marker(), lock).map_err(|e| e.to_string())?;
     eprintln!(
         "installed the test client with npm ci in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+// ------------------------------------------------------------- Debian tools
+
+/// Makes sure the program `command` can be run, installing the Debian
+/// package `package` with `apt-get install -y` when it cannot (and
+/// `apt-get update` first if that install fails). At most once per test
+/// process for each command, and under a machine-wide lock so that test
+/// binaries running at the same time (from any checkout) do not race apt.
+/// Panics with apt's output when the install fails.
+pub fn ensure_debian_tool(command: &str, package: &str) {
+    static DONE: Mutex<BTreeMap<String, Result<(), String>>> = Mutex::new(BTreeMap::new());
+    let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
+    let result = done
+        .entry(command.to_owned())
+        .or_insert_with(|| install_debian_tool(command, package));
+    if let Err(e) = result {
+        panic!("could not install `{command}` (Debian package {package}): {e}");
+    }
+}
+
+/// True when `command` exists on the PATH (it is started; its exit status
+/// does not matter).
+fn runs(command: &str) -> bool {
+    Command::new(command)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .is_ok()
+}
+
+fn install_debian_tool(command: &str, package: &str) -> Result<(), String> {
+    if runs(command) {
+        return Ok(());
+    }
+    let lock_path = std::env::temp_dir().join("emoted-apt-install.lock");
+    let _lock = InstallLock::acquire(&lock_path)?;
+    if runs(command) {
+        return Ok(());
+    }
+    let apt = |args: &[&str]| {
+        Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run `apt-get`: {e}"))
+    };
+    let install = ["install", "-y", "--no-install-recommends", package];
+    let started = Instant::now();
+    let mut output = apt(&install)?;
+    if !output.status.success() {
+        // A fresh machine has no package lists yet.
+        let update = apt(&["update"])?;
+        if !update.status.success() {
+            return Err(format!(
+                "`apt-get update` failed ({}):\n{}",
+                update.status,
+                String::from_utf8_lossy(&update.stderr)
+            ));
+        }
+        output = apt(&install)?;
+    }
+    if !output.status.success() || !runs(command) {
+        return Err(format!(
+            "`apt-get install {package}` failed ({}):\n{}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    eprintln!(
+        "installed {package} with apt-get in {:.1} s",
         started.elapsed().as_secs_f64()
     );
     Ok(())

@@ -241,7 +241,14 @@ fn refresh_pack(
     if served.is_some() && !library.is_changed() {
         return;
     }
-    let pack = current_pack(&library.0);
+    let pack = match current_pack(&library.0) {
+        Ok(pack) => pack,
+        Err(e) => {
+            // Keep serving (and offering) the last good pack.
+            tracing::error!("resource pack not rebuilt: {e}");
+            return;
+        }
+    };
     if served
         .as_ref()
         .is_some_and(|s| s.sha1_hex() == pack.sha1_hex())

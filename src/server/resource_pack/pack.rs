@@ -6,6 +6,7 @@ use hyper::body::Bytes;
 use sha1::{Digest, Sha1};
 
 use crate::library::Library;
+use crate::pack::{PackError, ResourcePack};
 
 /// One version of the resource pack, as the HTTP server sends it and as
 /// players are offered it: the file's bytes and the SHA-1 of exactly those
@@ -47,27 +48,20 @@ pub fn sha1_hex(bytes: &[u8]) -> String {
     format!("{:x}", Sha1::digest(bytes))
 }
 
-/// The pack for the emotes now loaded; called at start-up and after every
-/// reload that changed the library, and served under its new SHA-1 when it
-/// differs from the last.
-///
-/// **Placeholder until the pack builder is merged.** The pack builder
-/// (`crate::pack`: `ResourcePack` built from the library into a zip with
-/// `pack.mcmeta`, the `player_head` models and the skin shader) replaces
-/// this body with its zip bytes, `ServedPack::new(built.zip_bytes)`; nothing
-/// else in the server changes. Until then the bytes are **not a zip**: a
-/// short text naming the loaded emote ids in order, so they are
-/// deterministic, change when the set of emotes changes, and have a real
-/// SHA-1 that the URL, the offer and a client's check agree on.
-pub fn current_pack(library: &Library) -> ServedPack {
-    let mut text = String::from(
-        "emoted resource pack placeholder: not a zip yet (the pack builder replaces it)\n",
-    );
-    for (id, _) in library.iter() {
-        text.push_str(&id.to_string());
-        text.push('\n');
+/// The pack for the emotes now loaded ([`crate::pack::ResourcePack`]: the
+/// `player_head` models and the skin shader for the slices they need, and
+/// `pack.mcmeta`), called at start-up and after every reload that changed
+/// the library, and served under its new SHA-1 when it differs from the
+/// last. The build is deterministic, so the same emotes give the same URL.
+pub fn current_pack(library: &Library) -> Result<ServedPack, PackError> {
+    let (pack, table) = ResourcePack::for_library(library);
+    for slice in table.left_out() {
+        tracing::warn!(
+            "resource pack: no room for the skin slice {slice:?}; it shows the whole part"
+        );
     }
-    ServedPack::new(text.into_bytes())
+    let built = pack.build()?;
+    Ok(ServedPack::new(built.zip_bytes))
 }
 
 #[cfg(test)]
@@ -87,18 +81,21 @@ mod tests {
     }
 
     #[test]
-    fn the_placeholder_is_deterministic_and_follows_the_emotes() {
+    fn the_pack_is_a_deterministic_zip_that_follows_the_emotes() {
         let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes"));
         let bundled = Library::load(&[root]).library;
         assert!(!bundled.is_empty());
-        let a = current_pack(&bundled);
-        assert_eq!(a, current_pack(&bundled), "same emotes, same pack");
+        let a = current_pack(&bundled).expect("builds");
+        assert_eq!(
+            a,
+            current_pack(&bundled).expect("builds"),
+            "same emotes, same pack"
+        );
         assert_eq!(a.sha1_hex().len(), 40);
         assert!(a.sha1_hex().bytes().all(|b| b.is_ascii_hexdigit()));
-        let empty = current_pack(&Library::default());
+        // The bundled emotes cut skin parts into slices; no emotes, none.
+        let empty = current_pack(&Library::default()).expect("builds");
         assert_ne!(a.sha1_hex(), empty.sha1_hex(), "other emotes, other pack");
-        let text = String::from_utf8(a.bytes().to_vec()).expect("text");
-        let (first, _) = bundled.iter().next().expect("an emote");
-        assert!(text.contains(&first.to_string()), "{text}");
+        assert_eq!(&a.bytes()[..4], b"PK\x03\x04", "a zip file");
     }
 }

@@ -1,0 +1,334 @@
+//! emoted's resource pack: what lets a vanilla 1.20.1 client draw a
+//! skin-bound display as one part of the player's own body.
+//!
+//! The design (A2 in `skin-binding-notes.md`): every skin-bound node is a
+//! `player_head` item display wearing the participant's profile. The server
+//! moves it `512·k` blocks down, where k ([`ids::SliceId`]) names the
+//! part and slice it shows; the pack's core shader ([`shader`]) finds k
+//! from that height, moves the skull back and draws it with that slice's
+//! rectangles of the player's skin instead of the head's. The item models
+//! ([`models`]) give each k a `CustomModelData` and the display transform
+//! that turns the skull the rig's way and narrows slim arms.
+//!
+//! - [`skin_uv`]: the one table of the skin's layout and its slices;
+//! - [`ids`]: the slice ids k the loaded emotes need;
+//! - [`slices`]: which rows of a part each node shows (the slicing rule),
+//!   and which slices the loaded emotes need;
+//! - [`shader`], [`models`]: the files generated from the table;
+//! - [`ResourcePack`] (here): puts them, `pack.mcmeta` (`pack_format` 15)
+//!   and any later files (imported models) into one zip, the same bytes
+//!   and SHA-1 for the same input.
+//!
+//! Serving the pack, offering it at join and dressing the displays are the
+//! server's business; this module names no valence type.
+
+pub mod ids;
+pub mod models;
+pub mod shader;
+pub mod skin_uv;
+pub mod slices;
+
+use std::collections::BTreeMap;
+use std::io::{Cursor, Write};
+
+use sha1::{Digest, Sha1};
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, ZipWriter};
+
+use crate::library::Library;
+use ids::SliceTable;
+
+/// The `pack_format` of Minecraft 1.20.1.
+pub const PACK_FORMAT: u32 = 15;
+
+/// The description `pack.mcmeta` carries by default.
+pub const DEFAULT_DESCRIPTION: &str = "emoted: emotes drawn with your own skin";
+
+/// What can go wrong while putting a pack together.
+#[derive(Debug, thiserror::Error)]
+pub enum PackError {
+    /// A file's path is not a plain relative path inside the pack.
+    #[error("`{path}` is not a pack path: {reason}; use a relative path with `/` between names, such as assets/<namespace>/models/item/x.json")]
+    BadPath {
+        /// The path given.
+        path: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// Two files with one path.
+    #[error("the pack already has `{path}`: each file is added once")]
+    Duplicate {
+        /// The path given twice.
+        path: String,
+    },
+    /// The zip writer failed (it writes to memory, so this is unexpected).
+    #[error("cannot write the pack's zip: {source}")]
+    Zip {
+        /// The writer's error.
+        #[from]
+        source: zip::result::ZipError,
+    },
+}
+
+/// A pack being put together: files by path.
+#[derive(Clone, Debug)]
+pub struct ResourcePack {
+    description: String,
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+/// A built pack: the zip and its SHA-1, as a client checks it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuiltPack {
+    /// The zip file.
+    pub zip_bytes: Vec<u8>,
+    /// The zip's SHA-1 as 40 lower-case hex digits.
+    pub sha1_hex: String,
+}
+
+impl ResourcePack {
+    /// emoted's pack for `table`: the item models and the core shader.
+    pub fn new(table: &SliceTable) -> ResourcePack {
+        let mut files = BTreeMap::new();
+        for (path, bytes) in models::model_files(table)
+            .into_iter()
+            .chain(shader::shader_files(table))
+        {
+            files.insert(path, bytes);
+        }
+        ResourcePack {
+            description: DEFAULT_DESCRIPTION.to_owned(),
+            files,
+        }
+    }
+
+    /// emoted's pack for the slices `library`'s emotes need, with the table
+    /// that numbers them (the server gives each display its id from it).
+    pub fn for_library(library: &Library) -> (ResourcePack, SliceTable) {
+        let table = SliceTable::new(slices::library_slices(library));
+        (ResourcePack::new(&table), table)
+    }
+
+    /// Sets the description `pack.mcmeta` carries.
+    pub fn set_description(&mut self, description: impl Into<String>) {
+        self.description = description.into();
+    }
+
+    /// The description `pack.mcmeta` carries.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Adds a file (an imported model, a texture...) at `path`, relative to
+    /// the pack's root. `pack.mcmeta` is written by [`build`](Self::build).
+    pub fn add_file(&mut self, path: &str, bytes: Vec<u8>) -> Result<(), PackError> {
+        check_path(path)?;
+        if self.files.contains_key(path) || path == "pack.mcmeta" {
+            return Err(PackError::Duplicate {
+                path: path.to_owned(),
+            });
+        }
+        self.files.insert(path.to_owned(), bytes);
+        Ok(())
+    }
+
+    /// True when the pack has a file at `path`.
+    pub fn contains(&self, path: &str) -> bool {
+        path == "pack.mcmeta" || self.files.contains_key(path)
+    }
+
+    /// Every file's path but `pack.mcmeta`, sorted.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.files.keys().map(String::as_str)
+    }
+
+    /// The `pack.mcmeta` file.
+    pub fn pack_mcmeta(&self) -> Vec<u8> {
+        let meta = serde_json::json!({
+            "pack": {"pack_format": PACK_FORMAT, "description": self.description}
+        });
+        let mut text = serde_json::to_vec_pretty(&meta).unwrap_or_default();
+        text.push(b'\n');
+        text
+    }
+
+    /// The zip and its SHA-1. The same files give the same bytes: entries
+    /// sorted by path, every timestamp 1980-01-01 00:00, mode 0644, deflate
+    /// at level 6.
+    pub fn build(&self) -> Result<BuiltPack, PackError> {
+        let options = SimpleFileOptions::DEFAULT
+            .compression_method(CompressionMethod::Deflated)
+            .compression_level(Some(6))
+            .unix_permissions(0o644);
+        let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
+        let meta = self.pack_mcmeta();
+        let mut entries: Vec<(&str, &[u8])> = vec![("pack.mcmeta", &meta)];
+        entries.extend(self.files.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        for (path, bytes) in entries {
+            zip.start_file(path, options)?;
+            zip.write_all(bytes).map_err(zip::result::ZipError::from)?;
+        }
+        let zip_bytes = zip.finish()?.into_inner();
+        let sha1_hex = sha1_hex(&zip_bytes);
+        Ok(BuiltPack {
+            zip_bytes,
+            sha1_hex,
+        })
+    }
+}
+
+/// The SHA-1 of `bytes` as 40 lower-case hex digits.
+pub fn sha1_hex(bytes: &[u8]) -> String {
+    Sha1::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn check_path(path: &str) -> Result<(), PackError> {
+    let bad = |reason| {
+        Err(PackError::BadPath {
+            path: path.to_owned(),
+            reason,
+        })
+    };
+    if path.is_empty() {
+        return bad("it is empty");
+    }
+    if path.contains('\\') {
+        return bad("it has a `\\`");
+    }
+    if path.starts_with('/') {
+        return bad("it starts with `/`");
+    }
+    if path.ends_with('/') {
+        return bad("it names a folder");
+    }
+    if path
+        .split('/')
+        .any(|part| part.is_empty() || part == "." || part == "..")
+    {
+        return bad("it has an empty, `.` or `..` part");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+
+    use super::*;
+    use crate::format::node::BodyPart;
+    use skin_uv::{Rows, Slice};
+
+    fn table() -> SliceTable {
+        let cut =
+            Slice::new(BodyPart::LeftLeg, Rows::new(0, 7).expect("rows"), false).expect("fits");
+        SliceTable::new([cut])
+    }
+
+    fn read(zip: &[u8], name: &str) -> String {
+        let mut archive = zip::ZipArchive::new(Cursor::new(zip)).expect("a zip");
+        let mut file = archive.by_name(name).expect("entry");
+        let mut text = String::new();
+        file.read_to_string(&mut text).expect("utf-8");
+        text
+    }
+
+    #[test]
+    fn the_pack_is_deterministic() {
+        let a = ResourcePack::new(&table()).build().expect("built");
+        let b = ResourcePack::new(&table()).build().expect("built");
+        assert_eq!(a, b);
+        assert_eq!(a.sha1_hex.len(), 40);
+        assert!(a
+            .sha1_hex
+            .chars()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        assert_eq!(a.sha1_hex, sha1_hex(&a.zip_bytes));
+        // Files added in another order give the same zip.
+        let mut c = ResourcePack::new(&SliceTable::default());
+        let mut d = c.clone();
+        c.add_file("assets/x/a.json", b"1".to_vec()).expect("added");
+        c.add_file("assets/x/b.json", b"2".to_vec()).expect("added");
+        d.add_file("assets/x/b.json", b"2".to_vec()).expect("added");
+        d.add_file("assets/x/a.json", b"1".to_vec()).expect("added");
+        assert_eq!(c.build().expect("built"), d.build().expect("built"));
+        assert_ne!(c.build().expect("built").sha1_hex, a.sha1_hex);
+    }
+
+    #[test]
+    fn the_zip_opens_with_format_15_models_and_shaders() {
+        let built = ResourcePack::new(&table()).build().expect("built");
+        let meta: serde_json::Value =
+            serde_json::from_str(&read(&built.zip_bytes, "pack.mcmeta")).expect("json");
+        assert_eq!(meta["pack"]["pack_format"], 15);
+        assert_eq!(meta["pack"]["description"], DEFAULT_DESCRIPTION);
+        let archive = zip::ZipArchive::new(Cursor::new(&built.zip_bytes)).expect("a zip");
+        let names: Vec<String> = archive
+            .file_names()
+            .map(|n| n.expect("a name").into_owned())
+            .collect();
+        for name in [
+            models::PLAYER_HEAD_MODEL_PATH,
+            "assets/emoted/models/item/skin/left_leg_0_7.json",
+            "assets/minecraft/shaders/core/rendertype_entity_translucent.vsh",
+            "assets/minecraft/shaders/core/rendertype_entity_translucent.fsh",
+            "assets/minecraft/shaders/core/rendertype_entity_translucent.json",
+        ] {
+            assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+        }
+        assert!(read(
+            &built.zip_bytes,
+            "assets/minecraft/shaders/core/rendertype_entity_translucent.vsh"
+        )
+        .contains("SLICE_RECTS[108]"));
+    }
+
+    #[test]
+    fn added_files_are_checked() {
+        let mut pack = ResourcePack::new(&SliceTable::default());
+        for path in [
+            "",
+            "/abs.json",
+            "a\\b.json",
+            "a/../b.json",
+            "a//b",
+            "dir/",
+            "./a",
+        ] {
+            assert!(
+                matches!(
+                    pack.add_file(path, Vec::new()),
+                    Err(PackError::BadPath { .. })
+                ),
+                "{path:?}"
+            );
+        }
+        assert!(matches!(
+            pack.add_file(models::PLAYER_HEAD_MODEL_PATH, Vec::new()),
+            Err(PackError::Duplicate { .. })
+        ));
+        assert!(matches!(
+            pack.add_file("pack.mcmeta", Vec::new()),
+            Err(PackError::Duplicate { .. })
+        ));
+        pack.add_file(
+            "assets/emoted/models/item/imported/chair.json",
+            b"{}".to_vec(),
+        )
+        .expect("added");
+        assert!(pack.contains("assets/emoted/models/item/imported/chair.json"));
+        pack.set_description("mine");
+        let built = pack.build().expect("built");
+        assert!(read(&built.zip_bytes, "pack.mcmeta").contains("\"mine\""));
+        assert_eq!(
+            read(
+                &built.zip_bytes,
+                "assets/emoted/models/item/imported/chair.json"
+            ),
+            "{}"
+        );
+    }
+}
