@@ -78,6 +78,19 @@ impl<'a> Obj<'a> {
         boolean(value, &pointer, problems, &format!("`{key}`"))
     }
 
+    /// An optional number field that must lie in `range` (else `rule` is
+    /// recorded at its pointer); see [`number_in_range`].
+    pub(crate) fn opt_number_in_range(
+        &mut self,
+        key: &str,
+        problems: &mut Problems,
+        range: std::ops::RangeInclusive<f64>,
+        rule: &str,
+    ) -> Option<f32> {
+        let (value, pointer) = self.opt(key)?;
+        number_in_range(value, &pointer, problems, &format!("`{key}`"), range, rule)
+    }
+
     /// Records `message` at a field that is not allowed here.
     pub(crate) fn forbid(&mut self, key: &str, problems: &mut Problems, message: &str) {
         if let Some((_, ptr)) = self.opt(key) {
@@ -198,13 +211,12 @@ pub(crate) fn number_in_range(
     pointer: &dyn JsonPointer,
     problems: &mut Problems,
     what: &str,
-    min: f64,
-    max: f64,
+    range: std::ops::RangeInclusive<f64>,
     rule: &str,
 ) -> Option<f32> {
     let narrowed = finite_number(value, pointer, problems, what)?;
     match value.as_f64() {
-        Some(n) if n >= min && n <= max => Some(narrowed),
+        Some(n) if range.contains(&n) => Some(narrowed),
         _ => {
             problems.error(pointer, format!("{what} {rule}, found {value}"));
             None

@@ -265,9 +265,7 @@ pub(crate) fn read_sequence(root: &Value, problems: &mut Problems) -> Option<Seq
         Some((v, p)) => {
             if let Some(mut s) = Obj::new(v, &p, problems, "`settings`") {
                 settings.cooldown_ticks = read_cooldown(&mut s, problems);
-                if let Some((v, pp)) = s.opt("player") {
-                    settings.player = read_player(v, &pp, problems);
-                }
+                settings.player = read_player(&mut s, problems);
                 s.finish(problems, &["cooldown", "player"]);
             }
         }

@@ -128,32 +128,27 @@ const PLAYBACK_MODES: &[(&str, PlaybackMode)] = &[
     ("server_sync", PlaybackMode::ServerSync),
 ];
 
-/// Reads `settings.player`.
-pub(crate) fn read_player(
-    value: &Value,
-    pointer: &dyn JsonPointer,
-    problems: &mut Problems,
-) -> PlayerSettings {
+/// Reads the optional `player` field of a `settings` object (its defaults
+/// when it is missing or not an object).
+pub(crate) fn read_player(settings: &mut Obj<'_>, problems: &mut Problems) -> PlayerSettings {
     let mut out = PlayerSettings::default();
-    let Some(mut obj) = Obj::new(value, pointer, problems, "`player`") else {
+    let Some((value, pointer)) = settings.opt("player") else {
+        return out;
+    };
+    let Some(mut obj) = Obj::new(value, &pointer, problems, "`player`") else {
         return out;
     };
     out.hidden = obj.opt_bool("hidden", problems).unwrap_or(false);
     if let Some((v, p)) = obj.opt("stop_conditions") {
         if let Some(mut sc) = Obj::new(v, &p, problems, "`stop_conditions`") {
             let s = &mut out.stop_conditions;
-            if let Some((v, p)) = sc.opt("movement_distance") {
-                if let Some(d) = read::number_in_range(
-                    v,
-                    &p,
-                    problems,
-                    "`movement_distance`",
-                    0.0,
-                    f64::MAX,
-                    "must be 0 (off) or a positive distance in blocks",
-                ) {
-                    s.movement_distance_blocks = d;
-                }
+            if let Some(d) = sc.opt_number_in_range(
+                "movement_distance",
+                problems,
+                0.0..=f64::MAX,
+                "must be 0 (off) or a positive distance in blocks",
+            ) {
+                s.movement_distance_blocks = d;
             }
             for key in STOP_FLAGS {
                 if let Some(flag) = sc.opt_bool(key, problems) {
@@ -195,22 +190,15 @@ pub(crate) fn read_animation_settings(
     };
     out.standalone = obj.opt_bool("standalone", problems).unwrap_or(true);
     out.cooldown_ticks = read_cooldown(&mut obj, problems);
-    if let Some((v, p)) = obj.opt("rotation_deadzone") {
-        if let Some(d) = read::number_in_range(
-            v,
-            &p,
-            problems,
-            "`rotation_deadzone`",
-            0.0,
-            180.0,
-            "must be an angle from 0 to 180 degrees",
-        ) {
-            out.rotation_deadzone_degrees = d;
-        }
+    if let Some(d) = obj.opt_number_in_range(
+        "rotation_deadzone",
+        problems,
+        0.0..=180.0,
+        "must be an angle from 0 to 180 degrees",
+    ) {
+        out.rotation_deadzone_degrees = d;
     }
-    if let Some((v, p)) = obj.opt("player") {
-        out.player = read_player(v, &p, problems);
-    }
+    out.player = read_player(&mut obj, problems);
     if let Some((v, p)) = obj.opt("playback") {
         if let Some(mut pb) = Obj::new(v, &p, problems, "`playback`") {
             if let Some((v, mp)) = pb.opt("mode") {

@@ -136,37 +136,25 @@ impl SliceTable {
     }
 }
 
+/// Tables the tests of the pack's modules share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+    use crate::format::node::BodyPart;
+    use crate::pack::skin_uv::testing::rows;
+
+    /// The table of the whole parts and one cut of `part`: rows
+    /// `[start, end)`, classic.
+    pub(crate) fn one_cut_table(part: BodyPart, start: u8, end: u8) -> SliceTable {
+        SliceTable::new([Slice::new(part, rows(start, end), false).expect("fits")])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::format::node::BodyPart;
-    use crate::pack::skin_uv::{Rows, LIMB_HEIGHT_PX};
-
-    fn rows(start: u8, end: u8) -> Rows {
-        Rows::new(start, end).expect("rows")
-    }
-
-    /// Every cut of every limb and of the body, classic and slim.
-    fn every_cut() -> Vec<Slice> {
-        let parts = [
-            BodyPart::Body,
-            BodyPart::RightArm,
-            BodyPart::LeftArm,
-            BodyPart::RightLeg,
-            BodyPart::LeftLeg,
-        ];
-        let mut out = Vec::new();
-        for part in parts {
-            for slim in [false, true] {
-                for start in 0..LIMB_HEIGHT_PX {
-                    for end in start + 1..=LIMB_HEIGHT_PX {
-                        out.push(Slice::new(part, rows(start, end), slim).expect("fits"));
-                    }
-                }
-            }
-        }
-        out
-    }
+    use crate::pack::skin_uv::testing::{every_cut, rows};
 
     #[test]
     fn whole_parts_keep_ids_0_to_7_and_cut_arms_come_in_pairs() {

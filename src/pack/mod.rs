@@ -216,16 +216,14 @@ fn check_path(path: &str) -> Result<(), PackError> {
 
 #[cfg(test)]
 mod tests {
+    use crate::pack::ids::testing::one_cut_table;
     use std::io::Read;
 
     use super::*;
     use crate::format::node::BodyPart;
-    use skin_uv::{Rows, Slice};
 
     fn table() -> SliceTable {
-        let cut =
-            Slice::new(BodyPart::LeftLeg, Rows::new(0, 7).expect("rows"), false).expect("fits");
-        SliceTable::new([cut])
+        one_cut_table(BodyPart::LeftLeg, 0, 7)
     }
 
     fn read(zip: &[u8], name: &str) -> String {

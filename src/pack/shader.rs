@@ -172,12 +172,10 @@ pub fn shader_files(table: &SliceTable) -> Vec<(String, Vec<u8>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pack::skin_uv::Rows;
+    use crate::pack::ids::testing::one_cut_table;
 
     fn table() -> SliceTable {
-        let cut =
-            Slice::new(BodyPart::RightArm, Rows::new(0, 5).expect("rows"), false).expect("fits");
-        SliceTable::new([cut])
+        one_cut_table(BodyPart::RightArm, 0, 5)
     }
 
     /// Every `vec4(...)` of SLICE_RECTS, as integers.

@@ -219,14 +219,21 @@ impl PartLayout {
         }
     }
 
-    /// The bounding box of this layer's net (faces and the unused corners).
-    pub fn region(&self, layer: Layer) -> Rect {
+    /// This layer's net origin and the box size: `(u, v, width, height,
+    /// depth)` in pixels.
+    fn net_px(&self, layer: Layer) -> (u8, u8, u8, u8, u8) {
         let (u, v) = self.origin_px(layer);
         let BoxSize {
-            width_px: w,
-            height_px: h,
-            depth_px: d,
+            width_px,
+            height_px,
+            depth_px,
         } = self.size;
+        (u, v, width_px, height_px, depth_px)
+    }
+
+    /// The bounding box of this layer's net (faces and the unused corners).
+    pub fn region(&self, layer: Layer) -> Rect {
+        let (u, v, w, h, d) = self.net_px(layer);
         Rect {
             x_px: u,
             y_px: v,
@@ -237,12 +244,7 @@ impl PartLayout {
 
     /// One face of this layer, keeping only `rows` of the side faces.
     pub fn face_rect(&self, layer: Layer, face: Face, rows: Rows) -> Rect {
-        let (u, v) = self.origin_px(layer);
-        let BoxSize {
-            width_px: w,
-            height_px: h,
-            depth_px: d,
-        } = self.size;
+        let (u, v, w, h, d) = self.net_px(layer);
         let rect = |x_px, y_px, width_px, height_px| Rect {
             x_px,
             y_px,
@@ -429,11 +431,13 @@ pub fn part_name(part: BodyPart) -> &'static str {
     }
 }
 
+/// Slices the tests of the pack's modules share.
 #[cfg(test)]
-mod tests {
+pub(crate) mod testing {
     use super::*;
 
-    const PARTS: [BodyPart; 6] = [
+    /// Every body part, the head first.
+    pub(crate) const PARTS: [BodyPart; 6] = [
         BodyPart::Head,
         BodyPart::Body,
         BodyPart::RightArm,
@@ -441,6 +445,32 @@ mod tests {
         BodyPart::RightLeg,
         BodyPart::LeftLeg,
     ];
+
+    /// Rows `[start, end)`, which the caller knows are valid.
+    pub(crate) fn rows(start: u8, end: u8) -> Rows {
+        Rows::new(start, end).expect("rows")
+    }
+
+    /// Every cut of every limb and of the body (the head is never cut),
+    /// classic and slim.
+    pub(crate) fn every_cut() -> Vec<Slice> {
+        let mut out = Vec::new();
+        for part in PARTS.into_iter().filter(|p| *p != BodyPart::Head) {
+            for slim in [false, true] {
+                for start in 0..LIMB_HEIGHT_PX {
+                    for end in start + 1..=LIMB_HEIGHT_PX {
+                        out.push(Slice::new(part, rows(start, end), slim).expect("fits"));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     fn skin() -> Rect {
         Rect {
@@ -451,27 +481,17 @@ mod tests {
         }
     }
 
-    fn rows(start: u8, end: u8) -> Rows {
-        Rows::new(start, end).expect("rows")
-    }
+    use super::testing::{self, rows, PARTS};
 
     /// Every slice of every part: whole, and every cut of the limbs.
     fn every_slice() -> Vec<Slice> {
         let mut out = Vec::new();
         for part in PARTS {
             for slim in [false, true] {
-                let full = Slice::full(part, slim);
-                out.push(full);
-                if part == BodyPart::Head {
-                    continue;
-                }
-                for start in 0..LIMB_HEIGHT_PX {
-                    for end in start + 1..=LIMB_HEIGHT_PX {
-                        out.push(Slice::new(part, rows(start, end), slim).expect("fits"));
-                    }
-                }
+                out.push(Slice::full(part, slim));
             }
         }
+        out.extend(testing::every_cut());
         out
     }
 

@@ -191,25 +191,19 @@ mod tests {
 
     #[test]
     fn two_nodes_share_by_y_scale() {
-        assert_eq!(
-            spans(&share_rows(12, &[req(0, 1.0), req(1, 2.0)])),
-            [(0, 4), (4, 12)]
-        );
-        // Order, not input position, decides who is on top.
-        assert_eq!(
-            spans(&share_rows(12, &[req(1, 2.0), req(0, 1.0)])),
-            [(4, 12), (0, 4)]
-        );
-        // The bundled bow: two equal halves of the body.
-        assert_eq!(
-            spans(&share_rows(12, &[req(0, 0.703), req(1, 0.703)])),
-            [(0, 6), (6, 12)]
-        );
-        // Ties keep the input order.
-        assert_eq!(
-            spans(&share_rows(12, &[req(3, 1.0), req(3, 1.0)])),
-            [(0, 6), (6, 12)]
-        );
+        // (requests, rows each gets, in input order)
+        let cases = [
+            (vec![req(0, 1.0), req(1, 2.0)], [(0, 4), (4, 12)]),
+            // Order, not input position, decides who is on top.
+            (vec![req(1, 2.0), req(0, 1.0)], [(4, 12), (0, 4)]),
+            // The bundled bow: two equal halves of the body.
+            (vec![req(0, 0.703), req(1, 0.703)], [(0, 6), (6, 12)]),
+            // Ties keep the input order.
+            (vec![req(3, 1.0), req(3, 1.0)], [(0, 6), (6, 12)]),
+        ];
+        for (requests, expected) in cases {
+            assert_eq!(spans(&share_rows(12, &requests)), expected, "{requests:?}");
+        }
     }
 
     #[test]

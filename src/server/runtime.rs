@@ -32,24 +32,23 @@ impl NetworkRuntime {
     /// A new multi-threaded runtime (one worker per core, as tokio's
     /// default and valence's own), its threads named `thread_name`.
     pub fn new(thread_name: &str) -> std::io::Result<NetworkRuntime> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .thread_name(thread_name)
-            .build()?;
-        Ok(NetworkRuntime {
-            handle: runtime.handle().clone(),
-            _owned: Some(Arc::new(runtime)),
-        })
+        Self::owned(tokio::runtime::Builder::new_multi_thread().thread_name(thread_name))
     }
 
     /// A runtime with `worker_threads` workers (at least one), for a
     /// feature that found no shared runtime and needs only a little.
     pub fn small(thread_name: &str, worker_threads: usize) -> std::io::Result<NetworkRuntime> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(worker_threads.max(1))
-            .enable_all()
-            .thread_name(thread_name)
-            .build()?;
+        Self::owned(
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(worker_threads.max(1))
+                .thread_name(thread_name),
+        )
+    }
+
+    /// The runtime `builder` makes, with every driver (I/O, time) on, owned
+    /// by this resource.
+    fn owned(builder: &mut tokio::runtime::Builder) -> std::io::Result<NetworkRuntime> {
+        let runtime = builder.enable_all().build()?;
         Ok(NetworkRuntime {
             handle: runtime.handle().clone(),
             _owned: Some(Arc::new(runtime)),

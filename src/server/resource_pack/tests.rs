@@ -14,7 +14,7 @@ use valence::protocol::packets::play::{
     DisconnectS2c, GameMessageS2c, ResourcePackSendS2c, ResourcePackStatusC2s,
 };
 use valence::protocol::{packet_id, Encode, Packet, PacketSide, PacketState, VarInt};
-use valence::testing::{create_mock_client, MockClientHelper};
+use valence::testing::{create_mock_client, MockClientHelper, PacketFrames};
 use valence::ServerSettings;
 
 use super::*;
@@ -71,6 +71,30 @@ impl Scenario {
         self.app.update();
     }
 
+    /// Forgets what the client received, gives `answers` one tick each,
+    /// and returns what the client received meanwhile, asserting how many
+    /// chat lines and kicks were among it.
+    fn answer_all(
+        &mut self,
+        answers: &[ResourcePackStatusC2s],
+        chat_lines: usize,
+        kicks: usize,
+    ) -> PacketFrames {
+        self.helper.clear_received();
+        for answer in answers {
+            self.answer(*answer);
+        }
+        let frames = self.helper.collect_received();
+        frames.assert_count::<GameMessageS2c>(chat_lines);
+        frames.assert_count::<DisconnectS2c>(kicks);
+        frames
+    }
+
+    /// True while the client's entity is there (not yet disconnected).
+    fn is_connected(&self) -> bool {
+        self.app.world.get::<Client>(self.client).is_some()
+    }
+
     fn status(&self) -> Option<PackStatus> {
         self.app.world.get::<PackStatus>(self.client).copied()
     }
@@ -108,68 +132,53 @@ fn a_joining_player_is_offered_the_current_pack_once() {
 }
 
 #[test]
-fn accepting_and_loading_keeps_the_player_with_nothing_said() {
-    let mut s = Scenario::new(true);
-    s.helper.clear_received();
-    s.answer(ResourcePackStatusC2s::Accepted);
-    assert_eq!(s.status(), Some(PackStatus::Accepted));
-    s.answer(ResourcePackStatusC2s::SuccessfullyLoaded);
-    assert_eq!(s.status(), Some(PackStatus::Loaded));
-    let frames = s.helper.collect_received();
-    frames.assert_count::<GameMessageS2c>(0);
-    frames.assert_count::<DisconnectS2c>(0);
-    assert!(s.app.world.get::<Client>(s.client).is_some());
-}
-
-#[test]
-fn declining_gets_one_chat_line_and_no_kick_when_optional() {
-    let mut s = Scenario::new(false);
-    s.helper.clear_received();
-    s.answer(ResourcePackStatusC2s::Declined);
-    assert_eq!(s.status(), Some(PackStatus::Declined));
-    let frames = s.helper.collect_received();
-    frames.assert_count::<GameMessageS2c>(1);
-    let line = frames.first::<GameMessageS2c>();
-    assert!(format!("{:?}", line.chat).contains("declined"), "{line:?}");
-    frames.assert_count::<DisconnectS2c>(0);
-}
-
-#[test]
-fn a_failed_download_gets_one_chat_line_and_no_kick_even_when_required() {
-    let mut s = Scenario::new(true);
-    s.helper.clear_received();
-    s.answer(ResourcePackStatusC2s::Accepted);
-    s.answer(ResourcePackStatusC2s::FailedDownload);
-    assert_eq!(s.status(), Some(PackStatus::Failed));
-    let frames = s.helper.collect_received();
-    frames.assert_count::<GameMessageS2c>(1);
-    frames.assert_count::<DisconnectS2c>(0);
-    assert!(s.app.world.get::<Client>(s.client).is_some());
+fn each_answer_moves_the_status_and_says_what_it_should() {
+    use ResourcePackStatusC2s::{Accepted, Declined, FailedDownload, SuccessfullyLoaded};
+    // (required, answers, chat lines, what a chat line says, status after)
+    let cases: [(bool, &[ResourcePackStatusC2s], usize, &str, PackStatus); 4] = [
+        // Accepting and loading keeps the player, with nothing said.
+        (true, &[Accepted], 0, "", PackStatus::Accepted),
+        (
+            true,
+            &[Accepted, SuccessfullyLoaded],
+            0,
+            "",
+            PackStatus::Loaded,
+        ),
+        // Declining an optional pack: one chat line, no kick.
+        (false, &[Declined], 1, "declined", PackStatus::Declined),
+        // A failed download: one chat line, no kick even when required.
+        (true, &[Accepted, FailedDownload], 1, "", PackStatus::Failed),
+    ];
+    for (required, answers, chat_lines, says, status) in cases {
+        let mut s = Scenario::new(required);
+        let frames = s.answer_all(answers, chat_lines, 0);
+        assert_eq!(s.status(), Some(status), "{answers:?}");
+        if chat_lines > 0 {
+            let line = frames.first::<GameMessageS2c>();
+            assert!(format!("{:?}", line.chat).contains(says), "{line:?}");
+        }
+        assert!(s.is_connected(), "{answers:?}");
+    }
 }
 
 #[test]
 fn declining_a_required_pack_kicks_with_the_reason() {
     let mut s = Scenario::new(true);
-    s.helper.clear_received();
-    s.answer(ResourcePackStatusC2s::Declined);
-    let frames = s.helper.collect_received();
-    frames.assert_count::<DisconnectS2c>(1);
+    let frames = s.answer_all(&[ResourcePackStatusC2s::Declined], 0, 1);
     let kick = frames.first::<DisconnectS2c>();
     assert!(
         format!("{:?}", kick.reason).contains("requires"),
         "{kick:?}"
     );
     assert!(
-        s.app.world.get::<Client>(s.client).is_some(),
+        s.is_connected(),
         "the message goes out before the connection closes"
     );
     for _ in 0..=KICK_GRACE_TICKS {
         s.app.update();
     }
-    assert!(
-        s.app.world.get::<Client>(s.client).is_none(),
-        "disconnected"
-    );
+    assert!(!s.is_connected(), "disconnected");
 }
 
 /// A status packet whose body is a VarInt no status has.
