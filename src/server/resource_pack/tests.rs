@@ -31,6 +31,11 @@ struct Scenario {
 
 impl Scenario {
     fn new(required: bool) -> Scenario {
+        Scenario::serving(required, None)
+    }
+
+    /// [`Scenario::new`] with a [`ServedPackOverride`] from the start.
+    fn serving(required: bool, overridden: Option<ServedPack>) -> Scenario {
         let mut config = Config::default();
         config.resource_pack.listen = "127.0.0.1:0".parse().expect("address");
         config.resource_pack.required = required;
@@ -42,9 +47,12 @@ impl Scenario {
             compression_threshold: None,
             ..Default::default()
         })
-        .insert_resource(config)
-        .add_plugins(DefaultPlugins.build().disable::<NetworkPlugin>())
-        .add_plugins(ResourcePackPlugin);
+        .insert_resource(config);
+        if let Some(pack) = overridden {
+            app.insert_resource(ServedPackOverride(pack));
+        }
+        app.add_plugins(DefaultPlugins.build().disable::<NetworkPlugin>())
+            .add_plugins(ResourcePackPlugin);
         app.update(); // start-up: the server binds, the first pack is built
         let layer = LayerBundle::new(
             ident!("overworld"),
@@ -248,6 +256,44 @@ fn a_reload_that_changes_the_pack_offers_it_again_except_to_decliners() {
             .collect_received()
             .assert_count::<ResourcePackSendS2c>(0);
     }
+}
+
+#[test]
+fn an_override_is_served_from_the_start_and_a_new_one_is_offered_again() {
+    let first = ServedPack::new(vec![7u8; 3000]);
+    let mut s = Scenario::serving(false, Some(first.clone()));
+    assert_eq!(s.server().current(), Some(first.clone()));
+    let frames = s.helper.collect_received();
+    frames.assert_count::<ResourcePackSendS2c>(1);
+    assert_eq!(frames.first::<ResourcePackSendS2c>().hash, first.sha1_hex());
+    let port = s.server().bound().port();
+    let path = url::pack_path(first.sha1_hex());
+    let (status, _, body) = exchange(port, &format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n"));
+    assert_eq!(status, 200);
+    assert_eq!(body, first.bytes().to_vec());
+
+    // A library change keeps the override.
+    let bundled = [PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/emotes"
+    ))];
+    s.app.world.resource_mut::<EmoteLibrary>().0 = Library::load(&bundled).library;
+    s.app.update();
+    assert_eq!(s.server().current(), Some(first));
+    s.helper
+        .collect_received()
+        .assert_count::<ResourcePackSendS2c>(0);
+
+    let second = ServedPack::new(vec![8u8; 10]);
+    s.app.insert_resource(ServedPackOverride(second.clone()));
+    s.app.update();
+    assert_eq!(s.server().current(), Some(second.clone()));
+    let frames = s.helper.collect_received();
+    frames.assert_count::<ResourcePackSendS2c>(1);
+    assert_eq!(
+        frames.first::<ResourcePackSendS2c>().hash,
+        second.sha1_hex()
+    );
 }
 
 /// One HTTP/1.1 exchange over a real socket: the status code, the headers
