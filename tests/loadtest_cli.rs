@@ -1,5 +1,6 @@
 //! `emoted loadtest` as DESIGN.md fixes it: one JSON line with the tick
-//! times, the bytes per viewer and the displays, for both update policies.
+//! times, the bytes per viewer and the displays, for both update policies,
+//! and the pack downloads run against emoted's own pack server.
 //! (The figures themselves are measured in release builds for the README;
 //! this checks the tool works and that scheduling really sends less.)
 
@@ -68,6 +69,56 @@ fn the_report_has_every_field_and_scheduling_sends_fewer_bytes() {
 }
 
 #[test]
+fn pack_downloads_run_against_the_real_pack_server_during_the_ticks() {
+    let out = Command::new(env!("CARGO_BIN_EXE_emoted"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "loadtest",
+            "--playbacks",
+            "5",
+            "--viewers",
+            "5",
+            "--ticks",
+            "40",
+            "--pack-downloads",
+            "4",
+            "--pack-bytes",
+            "65536",
+        ])
+        .output()
+        .expect("emoted runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: Value =
+        serde_json::from_str(stdout.lines().last().expect("one line")).expect("a JSON line");
+    assert_eq!(report["ticks"], 40);
+    assert!(
+        report["mspt_p99"].as_f64().is_some_and(|v| v > 0.0),
+        "{report}"
+    );
+    let downloads = &report["pack_downloads"];
+    assert_eq!(downloads["clients"], 4, "{report}");
+    assert_eq!(downloads["pack_bytes"], 65536, "{report}");
+    assert_eq!(downloads["failures"], 0, "{report}");
+    let completed = downloads["completed"].as_u64().unwrap_or(0);
+    assert!(completed > 0, "{report}");
+    assert_eq!(
+        downloads["bytes"].as_u64(),
+        Some(completed * 65536),
+        "{report}"
+    );
+    // The served pack is the sized one, from emoted's own server.
+    assert!(
+        stderr.contains("(65536 bytes), set by ServedPackOverride"),
+        "{stderr}"
+    );
+
+    // Without the flag there is no pack server and no such object.
+    assert!(loadtest(&[]).get("pack_downloads").is_none());
+}
+
+#[test]
 fn bad_arguments_are_refused_with_a_message() {
     let out = Command::new(env!("CARGO_BIN_EXE_emoted"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -76,4 +127,24 @@ fn bad_arguments_are_refused_with_a_message() {
         .expect("emoted runs");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("example:nope"));
+
+    for (args, says) in [
+        (&["--pack-downloads", "1000"][..], "--pack-downloads"),
+        (
+            &["--pack-downloads", "1", "--pack-bytes", "0"][..],
+            "--pack-bytes",
+        ),
+        // --pack-bytes alone: nothing would download it.
+        (&["--pack-bytes", "1000"][..], "--pack-downloads"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_emoted"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["loadtest", "--playbacks", "1", "--ticks", "1"])
+            .args(args)
+            .output()
+            .expect("emoted runs");
+        assert!(!out.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
 }

@@ -7,7 +7,9 @@
 //! - **One pack at a time.** A [`ServedPack`] is the pack file's bytes and
 //!   their SHA-1. [`current_pack`] makes it from the emote library, once the
 //!   first tick runs and again whenever a reload changed the library; a pack
-//!   with a new SHA-1 replaces the old one at once.
+//!   with a new SHA-1 replaces the old one at once. A [`ServedPackOverride`]
+//!   resource, when present, is served instead (`emoted loadtest
+//!   --pack-bytes` serves a pack of a chosen size that way).
 //! - **Served by emoted** ([`http`]): hyper's HTTP/1 server answers
 //!   `GET /pack/<sha1>.zip` for the current pack and 404 for anything else,
 //!   an older pack's path included. The SHA-1 is in the path because a
@@ -126,6 +128,16 @@ impl PackServer {
     }
 }
 
+/// Serve this pack instead of the one [`current_pack`] makes from the
+/// emote library: for tools and tests that need particular bytes, such as
+/// `emoted loadtest --pack-downloads`, which serves a pack of
+/// `--pack-bytes` bytes. Insert it before the first update (the first pack
+/// served is then this one) or replace it later: the next tick serves it
+/// under its SHA-1 and offers it to the players online as a reload's new
+/// pack would be. Removing it takes effect at the next library change.
+#[derive(Resource, Clone, Debug)]
+pub struct ServedPackOverride(pub ServedPack);
+
 /// The offer a player's client was last sent.
 #[derive(Component, Clone, Debug, PartialEq, Eq)]
 pub struct PackOffer {
@@ -225,12 +237,13 @@ fn offer(
     }
 }
 
-/// Builds the pack when there is none yet or the library changed; a new
-/// SHA-1 is served at once and offered again to the players online who did
-/// not decline.
+/// Builds the pack (or takes the [`ServedPackOverride`]) when there is none
+/// yet or the library or the override changed; a new SHA-1 is served at once
+/// and offered again to the players online who did not decline.
 fn refresh_pack(
     server: Option<Res<PackServer>>,
     library: Res<EmoteLibrary>,
+    overridden: Option<Res<ServedPackOverride>>,
     config: Res<Config>,
     mut players: Query<(&mut Client, &Username, &mut PackStatus, &mut PackOffer)>,
 ) {
@@ -238,10 +251,15 @@ fn refresh_pack(
         return;
     };
     let served = server.slot.current();
-    if served.is_some() && !library.is_changed() {
+    let changed = library.is_changed() || overridden.as_ref().is_some_and(|o| o.is_changed());
+    if served.is_some() && !changed {
         return;
     }
-    let pack = match current_pack(&library.0) {
+    let built = match &overridden {
+        Some(overridden) => Ok(overridden.0.clone()),
+        None => current_pack(&library.0),
+    };
+    let pack = match built {
         Ok(pack) => pack,
         Err(e) => {
             // Keep serving (and offering) the last good pack.
@@ -255,12 +273,20 @@ fn refresh_pack(
     {
         return;
     }
-    tracing::info!(
-        "resource pack {} ({} bytes) for {} emotes",
-        pack.sha1_hex(),
-        pack.size_bytes(),
-        library.0.len()
-    );
+    if overridden.is_some() {
+        tracing::info!(
+            "resource pack {} ({} bytes), set by ServedPackOverride",
+            pack.sha1_hex(),
+            pack.size_bytes()
+        );
+    } else {
+        tracing::info!(
+            "resource pack {} ({} bytes) for {} emotes",
+            pack.sha1_hex(),
+            pack.size_bytes(),
+            library.0.len()
+        );
+    }
     server.slot.set(pack.clone());
     for (mut client, name, mut status, mut offered) in &mut players {
         if *status == PackStatus::Declined || offered.sha1_hex == pack.sha1_hex() {

@@ -31,6 +31,11 @@ struct Scenario {
 
 impl Scenario {
     fn new(required: bool) -> Scenario {
+        Scenario::serving(required, None)
+    }
+
+    /// [`Scenario::new`] with a [`ServedPackOverride`] from the start.
+    fn serving(required: bool, overridden: Option<ServedPack>) -> Scenario {
         let mut config = Config::default();
         config.resource_pack.listen = "127.0.0.1:0".parse().expect("address");
         config.resource_pack.required = required;
@@ -42,9 +47,12 @@ impl Scenario {
             compression_threshold: None,
             ..Default::default()
         })
-        .insert_resource(config)
-        .add_plugins(DefaultPlugins.build().disable::<NetworkPlugin>())
-        .add_plugins(ResourcePackPlugin);
+        .insert_resource(config);
+        if let Some(pack) = overridden {
+            app.insert_resource(ServedPackOverride(pack));
+        }
+        app.add_plugins(DefaultPlugins.build().disable::<NetworkPlugin>())
+            .add_plugins(ResourcePackPlugin);
         app.update(); // start-up: the server binds, the first pack is built
         let layer = LayerBundle::new(
             ident!("overworld"),
@@ -88,6 +96,29 @@ impl Scenario {
         frames.assert_count::<GameMessageS2c>(chat_lines);
         frames.assert_count::<DisconnectS2c>(kicks);
         frames
+    }
+
+    /// The SHA-1 of the pack the client was offered since the last look,
+    /// if any (more than one offer fails the test).
+    fn offered_since(&mut self) -> Option<String> {
+        let frames = self.helper.collect_received();
+        let offers = frames
+            .0
+            .iter()
+            .filter(|f| f.id == ResourcePackSendS2c::ID)
+            .count();
+        assert!(offers <= 1, "{offers} offers at once");
+        (offers == 1).then(|| frames.first::<ResourcePackSendS2c>().hash.to_owned())
+    }
+
+    /// Puts the bundled emotes in the library and runs a tick (a reload).
+    fn load_bundled_emotes(&mut self) {
+        let bundled = [PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/emotes"
+        ))];
+        self.app.world.resource_mut::<EmoteLibrary>().0 = Library::load(&bundled).library;
+        self.app.update();
     }
 
     /// True while the client's entity is there (not yet disconnected).
@@ -223,10 +254,6 @@ fn unexpected_and_malformed_answers_change_nothing() {
 
 #[test]
 fn a_reload_that_changes_the_pack_offers_it_again_except_to_decliners() {
-    let bundled = [PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/emotes"
-    ))];
     for decline in [false, true] {
         let mut s = Scenario::new(false);
         if decline {
@@ -236,27 +263,46 @@ fn a_reload_that_changes_the_pack_offers_it_again_except_to_decliners() {
         }
         let old = s.server().current().expect("built");
         s.helper.clear_received();
-        s.app.world.resource_mut::<EmoteLibrary>().0 = Library::load(&bundled).library;
-        s.app.update();
+        s.load_bundled_emotes();
         let new = s.server().current().expect("rebuilt");
         assert_ne!(old.sha1_hex(), new.sha1_hex());
-        let frames = s.helper.collect_received();
+        let offered = s.offered_since();
         if decline {
-            frames.assert_count::<ResourcePackSendS2c>(0);
+            assert_eq!(offered, None);
             assert_eq!(s.status(), Some(PackStatus::Declined));
         } else {
-            frames.assert_count::<ResourcePackSendS2c>(1);
-            assert_eq!(frames.first::<ResourcePackSendS2c>().hash, new.sha1_hex());
+            assert_eq!(offered.as_deref(), Some(new.sha1_hex()));
             assert_eq!(s.status(), Some(PackStatus::Offered));
         }
         // A library change that keeps the pack offers nothing.
         s.helper.clear_received();
-        s.app.world.resource_mut::<EmoteLibrary>().0 = Library::load(&bundled).library;
-        s.app.update();
-        s.helper
-            .collect_received()
-            .assert_count::<ResourcePackSendS2c>(0);
+        s.load_bundled_emotes();
+        assert_eq!(s.offered_since(), None);
     }
+}
+
+#[test]
+fn an_override_is_served_from_the_start_and_a_new_one_is_offered_again() {
+    let first = ServedPack::new(vec![7u8; 3000]);
+    let mut s = Scenario::serving(false, Some(first.clone()));
+    assert_eq!(s.server().current(), Some(first.clone()));
+    assert_eq!(s.offered_since().as_deref(), Some(first.sha1_hex()));
+    let port = s.server().bound().port();
+    let path = url::pack_path(first.sha1_hex());
+    let (status, _, body) = exchange(port, &format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n"));
+    assert_eq!(status, 200);
+    assert_eq!(body, first.bytes().to_vec());
+
+    // A library change keeps the override.
+    s.load_bundled_emotes();
+    assert_eq!(s.server().current(), Some(first));
+    assert_eq!(s.offered_since(), None);
+
+    let second = ServedPack::new(vec![8u8; 10]);
+    s.app.insert_resource(ServedPackOverride(second.clone()));
+    s.app.update();
+    assert_eq!(s.server().current(), Some(second.clone()));
+    assert_eq!(s.offered_since().as_deref(), Some(second.sha1_hex()));
 }
 
 /// One HTTP/1.1 exchange over a real socket: the status code, the headers

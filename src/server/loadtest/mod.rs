@@ -23,42 +23,60 @@
 //!   p99 in milliseconds, and the bytes each viewer received per second;
 //! - `--per-tick` sends every changed node every tick with a one-tick
 //!   interpolation (what a naive server does), the baseline for the same
-//!   run.
+//!   run;
+//! - `--pack-downloads K` serves the resource pack as `emoted serve` does
+//!   (the real plugin and HTTP server, on loopback) with `--pack-bytes`
+//!   bytes in it, and K clients download it again and again while the
+//!   ticks are measured ([`downloads`]); without it the pack is not served
+//!   at all.
 //!
 //! Keep-alives are disabled (no client would answer them), and the wall
 //! clock `server_sync` emotes follow is the tick counter (ticks run back to
 //! back here, far faster than 50 ms, so the real clock would hold them
 //! still); everything else runs as in `emoted serve`.
+//!
+//! The files: this one has the options, the report and the run;
+//! [`clients`] the headless server and the counting connections (which the
+//! in-process server tests use too); [`downloads`] the pack downloaders.
+
+pub mod clients;
+pub mod downloads;
 
 use std::collections::BTreeMap;
-use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Instant;
 
+use hyper::Uri;
 use serde::Serialize;
-use valence::client::{ClientBundle, ClientBundleArgs, ClientConnection, ReceivedPacket};
-use valence::keepalive::KeepaliveSettings;
-use valence::network::NetworkPlugin;
 use valence::prelude::*;
-use valence::protocol::bytes::BytesMut;
-use valence::protocol::PacketEncoder;
 
+pub use self::clients::{
+    headless_app, headless_app_serving_pack, join_client, join_counting_client,
+    join_counting_client_with, PacketBreakdown,
+};
+use self::downloads::{sized_pack, PackDownloadReport, PackDownloads};
 use crate::format::settings::PlaybackMode;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
 use crate::playback::StepRng;
-use crate::server::app::EmotePlugins;
 use crate::server::config::Config;
-use crate::server::emote::{DisplayUpdatePolicy, SimulatedWallClock};
-use crate::server::emote_library::EmoteFolders;
+use crate::server::emote::DisplayUpdatePolicy;
 use crate::server::events::{EmoteDisplay, PlayEmoteRequest};
+use crate::server::resource_pack::http::MAX_CONNECTIONS;
+use crate::server::resource_pack::url::pack_path;
+use crate::server::resource_pack::PackServer;
+use crate::server::runtime::NetworkRuntime;
 
 /// Ticks over which the playbacks start, before measuring.
 pub const WARMUP_TICKS: u32 = 60;
-/// The compression threshold of a real connection (valence's default).
-const COMPRESSION_THRESHOLD: u32 = 256;
+
+/// `--pack-bytes`' default: 1 MiB, about a pack with a few textures.
+pub const DEFAULT_PACK_BYTES: u64 = 1 << 20;
+
+/// The largest `--pack-bytes` (256 MiB).
+pub const MAX_PACK_BYTES: u64 = 256 << 20;
 
 /// What to run (`emoted loadtest`'s flags).
 #[derive(Clone, Debug, clap::Args)]
@@ -104,6 +122,17 @@ pub struct LoadtestOptions {
     /// datapacks/).
     #[arg(long = "emotes")]
     pub emote_roots: Vec<PathBuf>,
+    /// Serve the resource pack on 127.0.0.1 with emoted's own pack server
+    /// and run this many HTTP downloads of it at once during the measured
+    /// ticks, each client starting again when its download ends (0: the
+    /// pack is not served). At most 256, the server's connection limit.
+    #[arg(long, default_value_t = 0)]
+    pub pack_downloads: usize,
+    /// The size of the pack served to `--pack-downloads`, in bytes (filler
+    /// standing in for a real pack; default 1 MiB, about a pack with a few
+    /// textures).
+    #[arg(long, default_value_t = DEFAULT_PACK_BYTES, requires = "pack_downloads")]
+    pub pack_bytes: u64,
 }
 
 impl Default for LoadtestOptions {
@@ -122,6 +151,8 @@ impl Default for LoadtestOptions {
             tolerance_degrees: 0.5,
             breakdown: false,
             emote_roots: Vec::new(),
+            pack_downloads: 0,
+            pack_bytes: DEFAULT_PACK_BYTES,
         }
     }
 }
@@ -152,6 +183,9 @@ pub struct LoadtestReport {
     /// compression threshold, whose kind is not read).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes_by_packet: Option<BTreeMap<String, f64>>,
+    /// With `--pack-downloads`: what the pack downloads did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pack_downloads: Option<PackDownloadReport>,
 }
 
 /// Why a load test could not run.
@@ -170,87 +204,23 @@ pub enum LoadtestError {
     /// configuration option the flag sets).
     #[error("{0} (set by --display-view-scale, --tolerance-blocks or --tolerance-degrees)")]
     DisplayOption(String),
-}
-
-/// Wire bytes by packet kind, shared by the connections that count them.
-pub type PacketBreakdown = Mutex<BTreeMap<&'static str, u64>>;
-
-/// A connection that counts what the server sends and never receives.
-struct CountingConnection {
-    bytes: Arc<AtomicU64>,
-    breakdown: Option<Arc<PacketBreakdown>>,
-}
-
-impl ClientConnection for CountingConnection {
-    fn try_send(&mut self, bytes: BytesMut) -> anyhow::Result<()> {
-        self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        if let Some(breakdown) = &self.breakdown {
-            if let Ok(mut map) = breakdown.lock() {
-                add_frames(&bytes, &mut map);
-            }
-        }
-        Ok(())
-    }
-
-    fn try_recv(&mut self) -> anyhow::Result<Option<ReceivedPacket>> {
-        Ok(None)
-    }
-
-    fn len(&self) -> usize {
-        0
-    }
-}
-
-/// Reads a VarInt at the start of `bytes`: its value and length.
-fn read_var_int(bytes: &[u8]) -> Option<(i32, usize)> {
-    let mut value = 0i32;
-    for (i, byte) in bytes.iter().take(5).enumerate() {
-        value |= i32::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            return Some((value, i + 1));
-        }
-    }
-    None
-}
-
-/// Adds the wire size of each compressed-format frame in `bytes` to its
-/// packet kind.
-fn add_frames(mut bytes: &[u8], map: &mut BTreeMap<&'static str, u64>) {
-    while let Some((length, header)) = read_var_int(bytes) {
-        let Ok(length) = usize::try_from(length) else {
-            return;
-        };
-        let Some(frame) = bytes.get(header..header + length) else {
-            return;
-        };
-        let kind = match read_var_int(frame) {
-            Some((0, used)) => read_var_int(&frame[used..]).map_or("?", |(id, _)| packet_name(id)),
-            Some(_) => "compressed",
-            None => "?",
-        };
-        *map.entry(kind).or_default() += (header + length) as u64;
-        bytes = &bytes[header + length..];
-    }
-}
-
-/// The name of a play-state clientbound packet the stress test sees.
-fn packet_name(id: i32) -> &'static str {
-    use valence::protocol::packets::play::{
-        EntitiesDestroyS2c, EntitySpawnS2c, EntityTrackerUpdateS2c, GameMessageS2c,
-        OverlayMessageS2c, ParticleS2c, PlaySoundS2c, TitleS2c,
-    };
-    use valence::protocol::Packet;
-    match id {
-        EntityTrackerUpdateS2c::ID => EntityTrackerUpdateS2c::NAME,
-        EntitySpawnS2c::ID => EntitySpawnS2c::NAME,
-        EntitiesDestroyS2c::ID => EntitiesDestroyS2c::NAME,
-        PlaySoundS2c::ID => PlaySoundS2c::NAME,
-        ParticleS2c::ID => ParticleS2c::NAME,
-        GameMessageS2c::ID => GameMessageS2c::NAME,
-        OverlayMessageS2c::ID => OverlayMessageS2c::NAME,
-        TitleS2c::ID => TitleS2c::NAME,
-        _ => "other",
-    }
+    /// A pack download option out of its range.
+    #[error(
+        "--pack-downloads must be at most {MAX_CONNECTIONS} (the pack server's connection \
+         limit) and --pack-bytes from 1 to {MAX_PACK_BYTES}; found {clients} and {bytes}"
+    )]
+    PackDownloadOption {
+        /// `--pack-downloads`.
+        clients: usize,
+        /// `--pack-bytes`.
+        bytes: u64,
+    },
+    /// The pack server or its clients could not start.
+    #[error("cannot run the pack downloads: {reason}")]
+    PackDownloads {
+        /// What went wrong, and where to look.
+        reason: String,
+    },
 }
 
 /// The emotes the mix picks from, with their weights (display counts).
@@ -295,76 +265,6 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.min(sorted.len() - 1)]
 }
 
-/// The server as `emoted serve` builds it ([`EmotePlugins`], every schedule
-/// on one thread), without the network, the file watcher, the resource pack
-/// and tick statistics: clients join with [`join_counting_client`].
-/// Keep-alives are off, as no client answers them, and `server_sync` follows
-/// the tick counter ([`SimulatedWallClock`]). The startup systems have run.
-pub fn headless_app(emote_roots: &[PathBuf], policy: DisplayUpdatePolicy) -> App {
-    let mut app = App::new();
-    app.insert_resource(KeepaliveSettings {
-        period: Duration::from_secs(24 * 3600),
-    })
-    .insert_resource(EmoteFolders {
-        roots: emote_roots.to_vec(),
-    })
-    .insert_resource(policy)
-    .insert_resource(SimulatedWallClock { start_tick: 0 })
-    .add_plugins(DefaultPlugins.build().disable::<NetworkPlugin>())
-    .add_plugins(
-        EmotePlugins
-            .build()
-            .disable::<crate::server::reload::EmoteReloadPlugin>()
-            .disable::<crate::server::resource_pack::ResourcePackPlugin>()
-            .disable::<crate::server::tick_stats::TickStatsPlugin>(),
-    );
-    crate::server::app::run_schedules_on_one_thread(&mut app);
-    // Startup: the world and the library.
-    app.update();
-    app
-}
-
-/// Spawns client number `index` (`load<index>`) with a connection that
-/// encodes and compresses every packet as a real one would, and only counts
-/// the bytes; returns its entity and the counter. It joins on the next
-/// update.
-pub fn join_counting_client(app: &mut App, index: usize) -> (Entity, Arc<AtomicU64>) {
-    join_counting_client_with(app, index, None)
-}
-
-/// [`join_counting_client`], also adding each frame's bytes to its packet
-/// kind in `breakdown`.
-pub fn join_counting_client_with(
-    app: &mut App,
-    index: usize,
-    breakdown: Option<Arc<PacketBreakdown>>,
-) -> (Entity, Arc<AtomicU64>) {
-    let bytes = Arc::new(AtomicU64::new(0));
-    let connection = CountingConnection {
-        bytes: Arc::clone(&bytes),
-        breakdown,
-    };
-    (join_client(app, index, Box::new(connection)), bytes)
-}
-
-/// Spawns client number `index` (`load<index>`) on `connection`, which gets
-/// every packet encoded and compressed (threshold 256) as a real
-/// connection would; it joins on the next update. Tests pass a connection
-/// that keeps the bytes to read what a client was sent.
-pub fn join_client(app: &mut App, index: usize, connection: Box<dyn ClientConnection>) -> Entity {
-    let mut enc = PacketEncoder::new();
-    enc.set_compression(Some(COMPRESSION_THRESHOLD));
-    let bundle = ClientBundle::new(ClientBundleArgs {
-        username: format!("load{index}"),
-        uuid: Uuid::from_u128(0x10AD_0000_0000_0000_0000_0000_0000_0000 + index as u128),
-        ip: IpAddr::V4(Ipv4Addr::LOCALHOST),
-        properties: Vec::new(),
-        conn: connection,
-        enc,
-    });
-    app.world.spawn(bundle).id()
-}
-
 /// Runs a load test and returns its report.
 pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     if options.playbacks == 0 || options.viewers == 0 || options.ticks == 0 {
@@ -372,6 +272,15 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     }
     if !(0.0..=1000.0).contains(&options.spacing_blocks) {
         return Err(LoadtestError::Spacing(options.spacing_blocks));
+    }
+    let serve_pack = options.pack_downloads > 0;
+    if options.pack_downloads > MAX_CONNECTIONS
+        || !(1..=MAX_PACK_BYTES).contains(&options.pack_bytes)
+    {
+        return Err(LoadtestError::PackDownloadOption {
+            clients: options.pack_downloads,
+            bytes: options.pack_bytes,
+        });
     }
     // The configuration's defaults with the flags' display options, without
     // the display cap (the stress test goes past 2,000 displays on purpose).
@@ -398,7 +307,18 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     } else {
         DisplayUpdatePolicy::Scheduled
     };
-    let mut app = headless_app(roots, policy);
+    let mut app = if serve_pack {
+        let runtime =
+            NetworkRuntime::new("emoted-network").map_err(|e| LoadtestError::PackDownloads {
+                reason: format!("no runtime for the pack server: {e}"),
+            })?;
+        // The range was checked above: at most 256 MiB.
+        let pack = sized_pack(options.pack_bytes as usize);
+        headless_app_serving_pack(roots, policy, pack, runtime)
+    } else {
+        headless_app(roots, policy)
+    };
+    let pack_url = serve_pack.then(|| served_pack_url(&app)).transpose()?;
     app.insert_resource(config);
     let clients = options.playbacks.max(options.viewers);
     let mut counters = Vec::with_capacity(clients);
@@ -478,12 +398,23 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
             map.clear();
         }
     }
+    let downloads = match pack_url {
+        Some(url) => Some(
+            PackDownloads::start(url, options.pack_bytes, options.pack_downloads).map_err(|e| {
+                LoadtestError::PackDownloads {
+                    reason: format!("no runtime for the downloading clients: {e}"),
+                }
+            })?,
+        ),
+        None => None,
+    };
     let mut tick_ms = Vec::with_capacity(options.ticks as usize);
     for _ in 0..options.ticks {
         let start = Instant::now();
         app.update();
         tick_ms.push(start.elapsed().as_secs_f64() * 1000.0);
     }
+    let pack_downloads = downloads.map(PackDownloads::finish);
     let sent = viewer_bytes(&counters) - before;
     let displays = app
         .world
@@ -513,34 +444,32 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
                     .collect(),
             )
         }),
+        pack_downloads,
     })
+}
+
+/// Where the headless server serves its pack: `http://127.0.0.1:<port>`
+/// and the served pack's path, once the start-up update bound the server
+/// and served the pack.
+fn served_pack_url(app: &App) -> Result<Uri, LoadtestError> {
+    let not_served = || LoadtestError::PackDownloads {
+        reason: "the pack server did not start (its reason is in the log above)".into(),
+    };
+    let server = app
+        .world
+        .get_resource::<PackServer>()
+        .ok_or_else(not_served)?;
+    let pack = server.current().ok_or_else(not_served)?;
+    format!("http://{}{}", server.bound(), pack_path(pack.sha1_hex()))
+        .parse()
+        .map_err(|e| LoadtestError::PackDownloads {
+            reason: format!("the pack's URL does not parse: {e}"),
+        })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn frames_are_counted_by_packet_kind_with_their_headers() {
-        use valence::protocol::packets::play::EntityTrackerUpdateS2c;
-        use valence::protocol::Packet;
-        let id = u8::try_from(EntityTrackerUpdateS2c::ID).expect("a one-byte id");
-        let mut bytes = Vec::new();
-        // Two uncompressed frames: length, data length 0, id, body.
-        bytes.extend_from_slice(&[4, 0, id, 1, 2]);
-        bytes.extend_from_slice(&[3, 0, id, 9]);
-        // A compressed frame: length 3, data length 300 (a 2-byte VarInt).
-        bytes.extend_from_slice(&[3, 0xac, 0x02, 7]);
-        // An unknown packet, and a frame cut short (ignored).
-        bytes.extend_from_slice(&[2, 0, 0x7f]);
-        bytes.extend_from_slice(&[9, 0, id]);
-        let mut map = BTreeMap::new();
-        add_frames(&bytes, &mut map);
-        assert_eq!(map.get(EntityTrackerUpdateS2c::NAME), Some(&9));
-        assert_eq!(map.get("compressed"), Some(&4));
-        assert_eq!(map.get("other"), Some(&3));
-        assert_eq!(map.len(), 3);
-    }
 
     #[test]
     fn percentiles_pick_by_rank() {
