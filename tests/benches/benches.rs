@@ -6,12 +6,14 @@
 
 mod load_files;
 mod molang_eval;
+mod pack;
 mod sample_tracks;
 mod schedule;
 
 criterion::criterion_main!(
     load_files::benches,
     molang_eval::benches,
+    pack::benches,
     sample_tracks::benches,
     schedule::benches
 );
