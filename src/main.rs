@@ -230,21 +230,16 @@ fn pack(args: &PackArgs) -> ExitCode {
     for line in report.lines() {
         eprintln!("{line}");
     }
-    let (pack, table) = emoted::pack::ResourcePack::for_library(&report.library);
-    for slice in table.left_out() {
-        eprintln!(
-            "emoted pack: no slice id left for {} (at most {}): it shows the whole part",
-            slice.name(),
-            emoted::pack::ids::MAX_SLICE_IDS
-        );
-    }
-    let built = match pack.build() {
+    let (built, table) = match emoted::pack::ResourcePack::build_for_library(&report.library) {
         Ok(built) => built,
         Err(e) => {
             eprintln!("emoted pack: {e}");
             return ExitCode::FAILURE;
         }
     };
+    for warning in table.left_out_warnings() {
+        eprintln!("emoted pack: {warning}");
+    }
     if let Err(e) = std::fs::write(&args.output, &built.zip_bytes) {
         eprintln!("emoted pack: cannot write {}: {e}", args.output.display());
         return ExitCode::FAILURE;

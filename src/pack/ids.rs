@@ -134,6 +134,17 @@ impl SliceTable {
     pub fn left_out(&self) -> &[Slice] {
         &self.left_out
     }
+
+    /// One line per [left out](SliceTable::left_out) slice, for the log
+    /// or the terminal.
+    pub fn left_out_warnings(&self) -> impl Iterator<Item = String> + '_ {
+        self.left_out.iter().map(|slice| {
+            format!(
+                "no slice id left for {} (at most {MAX_SLICE_IDS}): it shows the whole part",
+                slice.name()
+            )
+        })
+    }
 }
 
 /// Tables the tests of the pack's modules share.
@@ -196,6 +207,12 @@ mod tests {
         for (_, slice) in table.iter() {
             assert!(!table.left_out().contains(&slice));
             assert!(table.id(slice.other_width()).is_some(), "{slice:?}");
+        }
+        // One warning per slice left out, naming it.
+        let warnings: Vec<String> = table.left_out_warnings().collect();
+        assert_eq!(warnings.len(), table.left_out().len());
+        for (warning, slice) in warnings.iter().zip(table.left_out()) {
+            assert!(warning.contains(&slice.name()), "{warning}");
         }
     }
 }

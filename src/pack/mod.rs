@@ -109,6 +109,14 @@ impl ResourcePack {
         (ResourcePack::new(&table), table)
     }
 
+    /// emoted's pack for `library`, built: what the server serves and
+    /// `emoted pack` writes, one path for both. The table says which slices
+    /// found no id ([`SliceTable::left_out_warnings`]).
+    pub fn build_for_library(library: &Library) -> Result<(BuiltPack, SliceTable), PackError> {
+        let (pack, table) = ResourcePack::for_library(library);
+        Ok((pack.build()?, table))
+    }
+
     /// Sets the description `pack.mcmeta` carries.
     pub fn set_description(&mut self, description: impl Into<String>) {
         self.description = description.into();

@@ -54,13 +54,10 @@ pub fn sha1_hex(bytes: &[u8]) -> String {
 /// the library, and served under its new SHA-1 when it differs from the
 /// last. The build is deterministic, so the same emotes give the same URL.
 pub fn current_pack(library: &Library) -> Result<ServedPack, PackError> {
-    let (pack, table) = ResourcePack::for_library(library);
-    for slice in table.left_out() {
-        tracing::warn!(
-            "resource pack: no room for the skin slice {slice:?}; it shows the whole part"
-        );
+    let (built, table) = ResourcePack::build_for_library(library)?;
+    for warning in table.left_out_warnings() {
+        tracing::warn!("resource pack: {warning}");
     }
-    let built = pack.build()?;
     Ok(ServedPack::new(built.zip_bytes))
 }
 
