@@ -64,6 +64,14 @@ impl PackSlot {
         }
     }
 
+    /// True once a pack is served (no copy taken).
+    pub fn is_set(&self) -> bool {
+        match self.0.read() {
+            Ok(pack) => pack.is_some(),
+            Err(poisoned) => poisoned.into_inner().is_some(),
+        }
+    }
+
     /// Serves `pack` from now on; the previous one's path answers 404.
     pub fn set(&self, pack: ServedPack) {
         match self.0.write() {

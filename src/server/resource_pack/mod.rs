@@ -250,11 +250,12 @@ fn refresh_pack(
     let Some(server) = server else {
         return;
     };
-    let served = server.slot.current();
+    // Most ticks: nothing changed and a pack is served; no copy is taken.
     let changed = library.is_changed() || overridden.as_ref().is_some_and(|o| o.is_changed());
-    if served.is_some() && !changed {
+    if !changed && server.slot.is_set() {
         return;
     }
+    let served = server.slot.current();
     let built = match &overridden {
         Some(overridden) => Ok(overridden.0.clone()),
         None => current_pack(&library.0),
@@ -307,6 +308,9 @@ fn offer_pack_on_join(
     let Some(server) = server else {
         return;
     };
+    if joined.is_empty() {
+        return; // most ticks: take no copy of the pack
+    }
     let Some(pack) = server.slot.current() else {
         return;
     };
