@@ -15,6 +15,7 @@
 //! - [`slices`]: which rows of a part each node shows (the slicing rule),
 //!   and which slices the loaded emotes need;
 //! - [`shader`], [`models`]: the files generated from the table;
+//! - [`profile`]: whose skin a display wears and whether its arms are slim;
 //! - [`ResourcePack`] (here): puts them, `pack.mcmeta` (`pack_format` 15)
 //!   and any later files (imported models) into one zip, the same bytes
 //!   and SHA-1 for the same input.
@@ -24,6 +25,7 @@
 
 pub mod ids;
 pub mod models;
+pub mod profile;
 pub mod shader;
 pub mod skin_uv;
 pub mod slices;

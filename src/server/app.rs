@@ -12,7 +12,7 @@ use bevy_app::PluginGroupBuilder;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
 use crate::server::{
-    combat, commands, cull, dispatch, emote, reload, resource_pack, tick_stats, world,
+    combat, commands, cull, dispatch, emote, reload, resource_pack, skin, tick_stats, world,
 };
 
 /// Every feature of emoted, each its own plugin, in this order:
@@ -29,6 +29,7 @@ use crate::server::{
 /// | [`combat::CombatPlugin`] | melee damage, death and respawn | `Update`, before `EmotePlaybackSet` |
 /// | [`reload::EmoteReloadPlugin`] | `/emote reload` and the file watcher | `Startup`, `Update` |
 /// | [`resource_pack::ResourcePackPlugin`] | the resource pack: its HTTP server, the offer at join, each player's answer | `PostStartup`, `Update`, `PostUpdate` (before valence flushes packets) |
+/// | [`skin::SkinPlugin`] | each player's [`skin::PlayerSkin`] at join: their textures, slim or not, or their default skin | `PreUpdate` |
 /// | [`tick_stats::TickStatsPlugin`] | a tick-rate line in the log every 200 ticks | `First`, `Last` |
 ///
 /// Insert [`Config`] (and [`EmoteFolders`](crate::server::emote_library::EmoteFolders))
@@ -49,6 +50,7 @@ impl PluginGroup for EmotePlugins {
             .add(combat::CombatPlugin)
             .add(reload::EmoteReloadPlugin)
             .add(resource_pack::ResourcePackPlugin)
+            .add(skin::SkinPlugin)
             .add(tick_stats::TickStatsPlugin)
     }
 }

@@ -2,6 +2,7 @@
 //! lists them all, commented). `[resource_pack]` is in [`resource_pack`].
 
 pub mod resource_pack;
+pub mod skins;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use valence::prelude::*;
 use crate::server::permissions;
 pub use crate::server::permissions::PermissionsSection;
 pub use resource_pack::ResourcePackSection;
+pub use skins::SkinsSection;
 
 /// The highest `commands.rate_per_second` (and completion rate) accepted.
 pub const MAX_RATE_PER_SECOND: f64 = 1000.0;
@@ -224,6 +226,8 @@ pub struct Config {
     pub commands: CommandsSection,
     /// `[resource_pack]`.
     pub resource_pack: ResourcePackSection,
+    /// `[skins]`.
+    pub skins: SkinsSection,
 }
 
 impl Config {
@@ -310,6 +314,7 @@ impl Config {
         }
         permissions::validate_rules(&config.permissions).map_err(|e| invalid(e.to_string()))?;
         config.resource_pack.validate().map_err(invalid)?;
+        config.skins.validate().map_err(invalid)?;
         let limits = [
             (
                 "commands.rate_per_second",
@@ -387,6 +392,7 @@ mod tests {
         assert_eq!(bundled.permissions, defaults.permissions);
         assert_eq!(bundled.commands, defaults.commands);
         assert_eq!(bundled.resource_pack, defaults.resource_pack);
+        assert_eq!(bundled.skins, defaults.skins);
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod permissions;
 pub mod reload;
 pub mod resource_pack;
 pub mod runtime;
+pub mod skin;
 pub mod syntax;
 pub mod tick_stats;
 pub mod world;

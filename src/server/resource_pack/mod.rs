@@ -72,9 +72,12 @@ use self::http::PackSlot;
 pub use self::pack::{current_pack, ServedPack};
 pub use self::status::PackStatus;
 use self::status::{reply, Reply};
+use crate::pack::ids::SliceTable;
+use crate::pack::slices::library_slices;
 use crate::server::config::{Config, ResourcePackSection};
 use crate::server::emote_library::EmoteLibrary;
 use crate::server::runtime::NetworkRuntime;
+use crate::server::skin::PackSlices;
 
 /// Serves the resource pack and offers it at join (see the module docs).
 /// Reads [`Config`] when added: with `resource_pack.enabled = false` it
@@ -241,6 +244,7 @@ fn offer(
 /// yet or the library or the override changed; a new SHA-1 is served at once
 /// and offered again to the players online who did not decline.
 fn refresh_pack(
+    mut commands: Commands,
     server: Option<Res<PackServer>>,
     library: Res<EmoteLibrary>,
     overridden: Option<Res<ServedPackOverride>>,
@@ -257,11 +261,16 @@ fn refresh_pack(
     }
     let served = server.slot.current();
     let built = match &overridden {
-        Some(overridden) => Ok(overridden.0.clone()),
+        // The override's bytes are served; the displays still number their
+        // slices by the library's table.
+        Some(overridden) => Ok((
+            overridden.0.clone(),
+            SliceTable::new(library_slices(&library.0)),
+        )),
         None => current_pack(&library.0),
     };
-    let pack = match built {
-        Ok(pack) => pack,
+    let (pack, table) = match built {
+        Ok(built) => built,
         Err(e) => {
             // Keep serving (and offering) the last good pack.
             tracing::error!("resource pack not rebuilt: {e}");
@@ -289,6 +298,7 @@ fn refresh_pack(
         );
     }
     server.slot.set(pack.clone());
+    commands.insert_resource(PackSlices::new(table, pack.sha1_hex()));
     for (mut client, name, mut status, mut offered) in &mut players {
         if *status == PackStatus::Declined || offered.sha1_hex == pack.sha1_hex() {
             continue;

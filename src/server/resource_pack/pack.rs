@@ -6,6 +6,7 @@ use hyper::body::Bytes;
 use sha1::{Digest, Sha1};
 
 use crate::library::Library;
+use crate::pack::ids::SliceTable;
 use crate::pack::{PackError, ResourcePack};
 
 /// One version of the resource pack, as the HTTP server sends it and as
@@ -53,12 +54,14 @@ pub fn sha1_hex(bytes: &[u8]) -> String {
 /// `pack.mcmeta`), called at start-up and after every reload that changed
 /// the library, and served under its new SHA-1 when it differs from the
 /// last. The build is deterministic, so the same emotes give the same URL.
-pub fn current_pack(library: &Library) -> Result<ServedPack, PackError> {
+/// The slice table numbers the slices the pack draws: the server gives each
+/// skin-bound display its id from it.
+pub fn current_pack(library: &Library) -> Result<(ServedPack, SliceTable), PackError> {
     let (built, table) = ResourcePack::build_for_library(library)?;
     for warning in table.left_out_warnings() {
         tracing::warn!("resource pack: {warning}");
     }
-    Ok(ServedPack::new(built.zip_bytes))
+    Ok((ServedPack::new(built.zip_bytes), table))
 }
 
 #[cfg(test)]
@@ -82,16 +85,16 @@ mod tests {
         let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes"));
         let bundled = Library::load(&[root]).library;
         assert!(!bundled.is_empty());
-        let a = current_pack(&bundled).expect("builds");
+        let (a, table) = current_pack(&bundled).expect("builds");
         assert_eq!(
-            a,
+            (a.clone(), table),
             current_pack(&bundled).expect("builds"),
             "same emotes, same pack"
         );
         assert_eq!(a.sha1_hex().len(), 40);
         assert!(a.sha1_hex().bytes().all(|b| b.is_ascii_hexdigit()));
         // The bundled emotes cut skin parts into slices; no emotes, none.
-        let empty = current_pack(&Library::default()).expect("builds");
+        let (empty, _) = current_pack(&Library::default()).expect("builds");
         assert_ne!(a.sha1_hex(), empty.sha1_hex(), "other emotes, other pack");
         assert_eq!(&a.bytes()[..4], b"PK\x03\x04", "a zip file");
     }
