@@ -108,9 +108,21 @@ impl SpaceRoots {
     };
 }
 
+/// What a partner copy's union id adds to its node's id.
+pub const MIRROR_SUFFIX: &str = "@partner";
+
 /// The union id of a node's partner copy.
 pub fn mirror_id(id: &str) -> String {
-    format!("{id}@partner")
+    format!("{id}{MIRROR_SUFFIX}")
+}
+
+/// The node a union id names in its file: itself, or for a partner copy the
+/// initiator node it copies; and whether it is a copy.
+pub fn mirrored_source(union_id: &str) -> (&str, bool) {
+    match union_id.strip_suffix(MIRROR_SUFFIX) {
+        Some(source) => (source, true),
+        None => (union_id, false),
+    }
 }
 
 impl Playing {

@@ -56,6 +56,13 @@
 //!   tick the update again with a negative `start_interpolation` (the ticks
 //!   it has been running): from then on it draws what every other viewer
 //!   draws. The cost is two small packets per display for that one viewer.
+//! - **Two audiences.** A skin-bound node has a display drawn through
+//!   emoted's resource pack and a fallback head
+//!   ([`DisplayAudience`]); each goes to a cell of its own audience, and a
+//!   client sees the cells of the one its [`PackStatus`] says (loaded: the
+//!   pack-drawn parts; anything else: the heads). Such displays are always
+//!   in a cell, even where nothing is culled, and a client whose pack
+//!   status changes is checked again at once.
 //! - **Empty cells** are kept for [`CELL_RETIRE_TICKS`] (an emote that loops
 //!   or replays in the same spot reuses its cell), then despawned.
 
@@ -74,7 +81,8 @@ use valence::{ChunkPos, ChunkView};
 use crate::anim::DisplayTransform;
 use crate::server::config::Config;
 use crate::server::emote::ActiveEmote;
-use crate::server::events::EmoteDisplay;
+use crate::server::events::{DisplayAudience, EmoteDisplay};
+use crate::server::resource_pack::PackStatus;
 
 /// Blocks per unit of a display's `view_range`, as the vanilla client
 /// multiplies it.
@@ -120,6 +128,8 @@ pub struct CellKey {
     pub chunk: ChunkPos,
     /// The displays' `view_range`, as bits.
     pub view_range_bits: u32,
+    /// Which viewers the displays are for.
+    pub audience: DisplayAudience,
 }
 
 impl CellKey {
@@ -218,6 +228,7 @@ type CellPlacement = (
     &'static Position,
     &'static mut EntityLayerId,
     Option<&'static ViewRange>,
+    Option<&'static DisplayAudience>,
 );
 
 /// Displays new this tick, or moved.
@@ -228,7 +239,11 @@ type MovedDisplays<'w, 's> = Query<
     (
         With<EmoteDisplay>,
         Without<Despawned>,
-        Or<(Added<EmoteDisplay>, Changed<Position>)>,
+        Or<(
+            Added<EmoteDisplay>,
+            Changed<Position>,
+            Changed<DisplayAudience>,
+        )>,
     ),
 >;
 
@@ -257,47 +272,54 @@ fn assign_display_cells(
     let reassign_all = config.is_changed();
     let (scale, view_distance) = reach_settings(&config);
     let view_blocks = chunk_view_reach_blocks(view_distance);
-    let mut assign =
-        |position: &Position, layer_id: &mut EntityLayerId, view_range: Option<&ViewRange>| {
-            // The world: the layer it was spawned in, or its cell's world.
-            let world = cells.key_of(layer_id.0).map_or(layer_id.0, |key| key.world);
-            let key = CellKey {
-                world,
-                chunk: ChunkPos::from_pos(position.0),
-                view_range_bits: view_range.map_or(1.0, |v| v.0).to_bits(),
-            };
-            let layer = if key.reach_blocks(scale) >= view_blocks {
-                // Nothing to cull: the world's layer sends it by chunk view.
-                world
-            } else {
-                match cells.by_key.get(&key) {
-                    Some(cell) => cell.layer,
-                    None => {
-                        let layer = commands.spawn(EntityLayer::new(&server)).id();
-                        cells.by_key.insert(
-                            key,
-                            Cell {
-                                layer,
-                                empty_ticks: 0,
-                            },
-                        );
-                        cells.by_layer.insert(layer, key);
-                        cells.changed = true;
-                        layer
-                    }
+    let mut assign = |position: &Position,
+                      layer_id: &mut EntityLayerId,
+                      view_range: Option<&ViewRange>,
+                      audience: Option<&DisplayAudience>| {
+        // The world: the layer it was spawned in, or its cell's world.
+        let world = cells.key_of(layer_id.0).map_or(layer_id.0, |key| key.world);
+        let key = CellKey {
+            world,
+            chunk: ChunkPos::from_pos(position.0),
+            view_range_bits: view_range.map_or(1.0, |v| v.0).to_bits(),
+            audience: audience.copied().unwrap_or_default(),
+        };
+        // A display for some viewers only is always in a cell: the
+        // world's layer would show it to everyone.
+        let layer = if key.audience == DisplayAudience::Everyone
+            && key.reach_blocks(scale) >= view_blocks
+        {
+            // Nothing to cull: the world's layer sends it by chunk view.
+            world
+        } else {
+            match cells.by_key.get(&key) {
+                Some(cell) => cell.layer,
+                None => {
+                    let layer = commands.spawn(EntityLayer::new(&server)).id();
+                    cells.by_key.insert(
+                        key,
+                        Cell {
+                            layer,
+                            empty_ticks: 0,
+                        },
+                    );
+                    cells.by_layer.insert(layer, key);
+                    cells.changed = true;
+                    layer
                 }
-            };
-            if layer_id.0 != layer {
-                layer_id.0 = layer;
             }
         };
+        if layer_id.0 != layer {
+            layer_id.0 = layer;
+        }
+    };
     if reassign_all {
-        for (position, mut layer_id, view_range) in &mut displays.p1() {
-            assign(position, &mut layer_id, view_range);
+        for (position, mut layer_id, view_range, audience) in &mut displays.p1() {
+            assign(position, &mut layer_id, view_range, audience);
         }
     } else {
-        for (position, mut layer_id, view_range) in &mut displays.p0() {
-            assign(position, &mut layer_id, view_range);
+        for (position, mut layer_id, view_range, audience) in &mut displays.p0() {
+            assign(position, &mut layer_id, view_range, audience);
         }
     }
 }
@@ -313,7 +335,15 @@ fn show_cells_in_range(
     mut cells: ResMut<DisplayCells>,
     mut catch_ups: ResMut<CatchUps>,
     config: Res<Config>,
-    mut clients: Query<(Entity, Ref<Position>, &mut VisibleEntityLayers), With<Client>>,
+    mut clients: Query<
+        (
+            Entity,
+            Ref<Position>,
+            &mut VisibleEntityLayers,
+            Option<Ref<PackStatus>>,
+        ),
+        With<Client>,
+    >,
 ) {
     let everyone = cells.changed || config.is_changed();
     cells.changed = false;
@@ -321,14 +351,17 @@ fn show_cells_in_range(
         return;
     }
     let (scale, _) = reach_settings(&config);
-    for (client, position, mut visible) in &mut clients {
-        if !everyone && !position.is_changed() {
+    for (client, position, mut visible, pack) in &mut clients {
+        let pack_changed = pack.as_ref().is_some_and(|p| p.is_changed());
+        if !everyone && !position.is_changed() && !pack_changed {
             continue;
         }
+        let pack_loaded = pack.is_some_and(|p| p.is_loaded());
         for (key, cell) in &cells.by_key {
             let reach = key.reach_blocks(scale);
-            let wanted =
-                visible.0.contains(&key.world) && key.distance_squared(position.0) <= reach * reach;
+            let wanted = key.audience.admits(pack_loaded)
+                && visible.0.contains(&key.world)
+                && key.distance_squared(position.0) <= reach * reach;
             if wanted != visible.0.contains(&cell.layer) {
                 if wanted {
                     visible.0.insert(cell.layer);
@@ -482,6 +515,7 @@ mod tests {
             world: Entity::PLACEHOLDER,
             chunk: ChunkPos::new(x, z),
             view_range_bits: view_range.to_bits(),
+            audience: DisplayAudience::Everyone,
         }
     }
 

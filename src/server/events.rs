@@ -92,6 +92,33 @@ pub struct EmoteDisplay {
     pub owner: Entity,
 }
 
+/// Which viewers see an emote display. Most displays are for everyone. A
+/// skin-bound node has two: a `player_head` cut into its body part by
+/// emoted's resource pack, for viewers whose client loaded that pack, and
+/// the whole head for the others (the fallback). The culling cells keep
+/// the two apart ([`crate::server::cull`]).
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DisplayAudience {
+    /// Every viewer.
+    #[default]
+    Everyone,
+    /// Viewers whose client loaded the resource pack served now.
+    WithPack,
+    /// Viewers whose client did not (declined, failed, not yet answered).
+    WithoutPack,
+}
+
+impl DisplayAudience {
+    /// Whether a viewer who has (or has not) loaded the pack sees it.
+    pub fn admits(self, pack_loaded: bool) -> bool {
+        match self {
+            DisplayAudience::Everyone => true,
+            DisplayAudience::WithPack => pack_loaded,
+            DisplayAudience::WithoutPack => !pack_loaded,
+        }
+    }
+}
+
 /// Who runs an event command.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CommandSource {

@@ -94,7 +94,7 @@ impl UnionNodes {
                     ..
                 } => Some((
                     union,
-                    if self.ids[union].ends_with("@partner") {
+                    if crate::playback::playing::mirrored_source(&self.ids[union]).1 {
                         Participant::Partner
                     } else {
                         binding.participant

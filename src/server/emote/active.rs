@@ -2,12 +2,16 @@
 //! display entities and held-item and stop-condition state, and the
 //! wall clock playbacks read.
 
+use std::collections::HashMap;
+
 use valence::prelude::*;
 
 use super::duo_state::*;
+use crate::anim::DisplayTransform;
 use crate::format::node::{Arm, ItemContent, NodeKind, Participant, Space};
 use crate::format::{EmoteFile, EmoteId};
-use crate::playback::playing::InFlight;
+use crate::pack::slices::{animation_slices, NodeSlice};
+use crate::playback::playing::{mirrored_source, InFlight};
 use crate::playback::session::PlaybackState;
 use crate::playback::Cooldowns;
 use crate::playback::{PlayerObservation, StopMonitor, StopReason};
@@ -41,10 +45,45 @@ pub struct ActiveEmote {
     pub(crate) duo: Option<Duo>,
     /// Item displays that show what a participant holds.
     pub(super) hands: Vec<HandDisplay>,
-    /// Skin-bound item displays (union index) and whose head they wear.
-    pub(super) skins: Vec<(usize, Participant)>,
+    /// Skin-bound item displays: which part they show and whose skin.
+    pub(super) skins: Vec<SkinDisplay>,
+    /// Per union node: the display drawn through the resource pack for
+    /// viewers who loaded it, when the node is skin-bound and a pack is
+    /// served (`displays` then holds the fallback, a whole head).
+    pub(super) pack_twins: Vec<Option<PackTwin>>,
     /// The participants the skins were last dressed for (initiator, partner).
     pub(super) skins_dressed: Option<(Entity, Option<Entity>)>,
+}
+
+/// A skin-bound node: the rows of its part it shows and whose skin.
+#[derive(Clone, Debug)]
+pub(super) struct SkinDisplay {
+    /// Union node index.
+    pub(super) union: usize,
+    /// Whose skin it wears.
+    pub(super) participant: Participant,
+    /// Its part and rows (the slicing rule of [`crate::pack::slices`]).
+    pub(super) slice: NodeSlice,
+}
+
+/// The pack-drawn display of a skin-bound node.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PackTwin {
+    /// The display entity.
+    pub(super) entity: Entity,
+    /// How far below the node it is drawn, `512·k` for its slice id k
+    /// (0 until it is dressed): the pack's shader reads k from it and
+    /// draws the slice back in place.
+    pub(super) offset_blocks: f32,
+}
+
+impl PackTwin {
+    /// `transform` moved down by the twin's offset.
+    pub(super) fn offset(&self, transform: &DisplayTransform) -> DisplayTransform {
+        let mut moved = *transform;
+        moved.translation.y -= self.offset_blocks;
+        moved
+    }
 }
 
 /// An `item_source: participant_hand` display and what it shows now.
@@ -122,8 +161,23 @@ impl ActiveEmote {
                 _ => None,
             })
             .collect();
+        let slices = node_slices(&state);
+        let skins = union
+            .skin_bindings()
+            .into_iter()
+            .filter_map(|(union_index, participant)| {
+                let (file_id, _) = mirrored_source(&union.ids[union_index]);
+                let slice = slices.get(file_id)?.clone();
+                Some(SkinDisplay {
+                    union: union_index,
+                    participant,
+                    slice,
+                })
+            })
+            .collect();
         Self {
-            skins: union.skin_bindings(),
+            skins,
+            pack_twins: Vec::new(),
             hands,
             state,
             displays: Vec::new(),
@@ -138,17 +192,45 @@ impl ActiveEmote {
         &self.state.emote
     }
 
-    /// The display entities of this playback.
+    /// The display entities of this playback (the pack-drawn ones too).
     pub fn display_entities(&self) -> impl Iterator<Item = Entity> + '_ {
-        self.displays.iter().flatten().copied()
+        self.displays
+            .iter()
+            .flatten()
+            .copied()
+            .chain(self.pack_twins.iter().flatten().map(|twin| twin.entity))
+    }
+
+    /// Whether `display` is one of this playback's display entities.
+    pub fn owns(&self, display: Entity) -> bool {
+        self.displays.contains(&Some(display))
+            || self
+                .pack_twins
+                .iter()
+                .flatten()
+                .any(|twin| twin.entity == display)
     }
 
     /// The update of more than one tick that clients may still be
     /// interpolating for `display`, if any (it may have finished: compare
     /// its tick and duration with the server's tick).
     pub fn in_flight_of(&self, display: Entity) -> Option<InFlight> {
-        let union = self.displays.iter().position(|d| *d == Some(display))?;
-        self.state.in_flight.get(union).copied().flatten()
+        if let Some(union) = self.displays.iter().position(|d| *d == Some(display)) {
+            return self.state.in_flight.get(union).copied().flatten();
+        }
+        let (union, twin) = self
+            .pack_twins
+            .iter()
+            .enumerate()
+            .find_map(|(union, twin)| {
+                Some((union, (*twin)?)).filter(|(_, t)| t.entity == display)
+            })?;
+        let flight = self.state.in_flight.get(union).copied().flatten()?;
+        Some(InFlight {
+            from: twin.offset(&flight.from),
+            to: twin.offset(&flight.to),
+            ..flight
+        })
     }
 
     /// The validated file this playback started from.
@@ -166,6 +248,20 @@ impl ActiveEmote {
     pub fn current_animation(&self) -> &EmoteId {
         self.state.current_animation()
     }
+}
+
+/// Each skin-bound node of the playback's Animations with its part and
+/// rows, by node id (the first Animation that has the node decides).
+fn node_slices(state: &PlaybackState) -> HashMap<String, NodeSlice> {
+    let mut slices = HashMap::new();
+    for (_, file) in state.animation_files() {
+        if let EmoteFile::Animation(animation) = file {
+            for slice in animation_slices(animation) {
+                slices.entry(slice.node_id.clone()).or_insert(slice);
+            }
+        }
+    }
+    slices
 }
 
 /// Replaces the wall clock that `server_sync` follows with the server's own

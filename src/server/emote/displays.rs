@@ -3,6 +3,7 @@
 //! head on skin-bound parts.
 
 use valence::entity::block_display::BlockDisplayEntityBundle;
+use valence::entity::display::Translation;
 use valence::entity::display::{
     Billboard, Brightness, GlowColorOverride, Height, Scale, ShadowRadius, ShadowStrength,
     ViewRange, Width,
@@ -21,8 +22,25 @@ use super::active::*;
 use super::advance::*;
 use super::duo_state::*;
 use crate::format::display_fields::{DisplayFields, TextFields};
-use crate::format::node::{Arm, ItemContent, NodeKind, Participant};
-use crate::server::events::EmoteDisplay;
+use crate::format::node::{Arm, ItemContent, ItemDisplayContext, NodeKind, Participant};
+use crate::pack::models::SLICE_DISPLAY_MODE;
+use crate::pack::profile::SkinProfile;
+use crate::pack::skin_uv::Slice;
+use crate::server::events::{DisplayAudience, EmoteDisplay};
+use crate::server::skin::{PackSlices, PlayerSkin};
+
+/// How a display entity is drawn: as the file says, or as the pack-drawn
+/// part of a skin-bound node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum DisplayRole {
+    /// As the file says, for the viewers of `audience`.
+    AsWritten(DisplayAudience),
+    /// A skin-bound node drawn through the resource pack: a `player_head`
+    /// in the pack models' display mode ([`SLICE_DISPLAY_MODE`]), billboard
+    /// fixed (the shader needs the offset straight down), for viewers who
+    /// loaded the pack. Its item is set when it is dressed.
+    PackPart,
+}
 
 pub(super) fn spawn_display(
     commands: &mut Commands,
@@ -30,6 +48,7 @@ pub(super) fn spawn_display(
     layer: Entity,
     root: DVec3,
     owner: Entity,
+    role: DisplayRole,
 ) -> Option<Entity> {
     let position = Position(root);
     let layer = EntityLayerId(layer);
@@ -49,11 +68,13 @@ pub(super) fn spawn_display(
                 // The participant's held item is not followed yet: the node shows nothing.
                 ItemContent::ParticipantHand(_) => ItemStack::new(ItemKind::Air, 1, None),
             };
+            let context_id = match role {
+                DisplayRole::PackPart => pack_part_context_id(),
+                DisplayRole::AsWritten(_) => context.protocol_id() as i8,
+            };
             let bundle = ItemDisplayEntityBundle {
                 item_display_item: valence::entity::item_display::Item(stack),
-                item_display_item_display: valence::entity::item_display::ItemDisplay(
-                    context.protocol_id() as i8,
-                ),
+                item_display_item_display: valence::entity::item_display::ItemDisplay(context_id),
                 ..Default::default()
             };
             (commands.spawn(bundle), common)
@@ -76,6 +97,13 @@ pub(super) fn spawn_display(
     // Every kind is placed, hidden and tagged alike (replacing the bundle's
     // default layer, position and scale).
     entity.insert((layer, position, hidden, tag));
+    let audience = match role {
+        DisplayRole::AsWritten(audience) => audience,
+        DisplayRole::PackPart => DisplayAudience::WithPack,
+    };
+    if audience != DisplayAudience::Everyone {
+        entity.insert(audience);
+    }
     // Without `entity_nbt` the bundles' defaults are vanilla's already.
     if common.fields != DisplayFields::default() {
         entity.insert(display_components(&common.fields));
@@ -83,7 +111,19 @@ pub(super) fn spawn_display(
             entity.insert(text_components(&common.fields.text));
         }
     }
+    if role == DisplayRole::PackPart {
+        entity.insert(Billboard(0));
+    }
     Some(entity.id())
+}
+
+/// The protocol id of [`SLICE_DISPLAY_MODE`], the mode the pack's slice
+/// models define their transform for.
+fn pack_part_context_id() -> i8 {
+    ItemDisplayContext::ALL
+        .iter()
+        .find(|(name, _)| *name == SLICE_DISPLAY_MODE)
+        .map_or(0, |(_, context)| context.protocol_id() as i8)
 }
 
 /// The entity components of a node's display fields (decoded from its
@@ -159,50 +199,116 @@ pub(super) fn follow_held_items(
     }
 }
 
-/// Dresses skin-bound item displays in their participant's head: a
-/// `player_head` whose `SkullOwner` is the participant (name, UUID and, in
-/// online mode, the signed skin textures), set when the playback starts and
-/// again when a partner matches. Partner-bound nodes keep the file's item
-/// until then. How the head is cut into body parts is the resource pack's
-/// business (`skin-binding-notes.md`); this picks whose skin it is.
+/// Dresses skin-bound item displays in their participant's skin, when the
+/// playback starts, when a partner matches and when a new pack is served.
+///
+/// - The fallback (every viewer when no pack is served, else those without
+///   it) is a `player_head` whose `SkullOwner` is the participant: name,
+///   UUID and the textures of their [`PlayerSkin`].
+/// - The pack-drawn twin is the same head with the `CustomModelData` of its
+///   slice id k (the slim or classic slice, from the skin's metadata), moved
+///   `512·k` blocks down; when k changes, its transformation is moved by
+///   the difference at once (later updates carry the offset, see
+///   [`super::send::write_updates`]). A slice the pack has no id for shows
+///   the whole part (the pack lists those at build).
+///
+/// Partner-bound nodes keep the file's item until the partner matches.
 #[allow(clippy::type_complexity)]
 pub(super) fn dress_skins(
     mut initiators: Query<(Entity, &mut ActiveEmote)>,
-    players: Query<(&Username, &UniqueId, Option<&valence::client::Properties>)>,
+    players: Query<(
+        &Username,
+        &UniqueId,
+        Option<&PlayerSkin>,
+        Option<&valence::client::Properties>,
+    )>,
+    slices: Option<Res<PackSlices>>,
     mut items: Query<&mut valence::entity::item_display::Item>,
+    mut translations: Query<&mut Translation>,
 ) {
+    let new_pack = slices.as_ref().is_some_and(|s| s.is_changed());
     for (initiator, mut playback) in &mut initiators {
         if playback.skins.is_empty() {
             continue;
         }
         let partner = playback.duo.as_ref().and_then(Duo::partner);
-        if playback.skins_dressed == Some((initiator, partner)) {
+        if playback.skins_dressed == Some((initiator, partner)) && !new_pack {
             continue;
         }
-        playback.skins_dressed = Some((initiator, partner));
-        for &(union, participant) in &playback.skins {
-            let who = match participant {
+        let playback = &mut *playback;
+        // Dressed once every display was found (they are spawned through
+        // commands, so a display may appear a tick after its playback).
+        let mut complete = true;
+        for skin in &playback.skins {
+            let who = match skin.participant {
                 Participant::Initiator => Some(initiator),
                 Participant::Partner => partner,
             };
-            let Some((name, uuid, properties)) = who.and_then(|w| players.get(w).ok()) else {
+            let Some((name, uuid, worn, properties)) = who.and_then(|w| players.get(w).ok()) else {
                 continue;
             };
-            let Some(Some(entity)) = playback.displays.get(union).copied() else {
-                continue;
+            let profile = match worn {
+                Some(worn) => worn.0.clone(),
+                None => SkinProfile::resolve(uuid.0, login_textures(properties), None),
             };
-            if let Ok(mut item) = items.get_mut(entity) {
-                item.0 = player_head(&name.0, uuid.0, properties);
+            if let Some(Some(entity)) = playback.displays.get(skin.union).copied() {
+                match items.get_mut(entity) {
+                    Ok(mut item) => item.0 = player_head(&name.0, uuid.0, &profile, None),
+                    Err(_) => complete = false,
+                }
             }
+            let (Some(twin), Some(slices)) = (
+                playback
+                    .pack_twins
+                    .get_mut(skin.union)
+                    .and_then(Option::as_mut),
+                slices.as_ref(),
+            ) else {
+                continue;
+            };
+            let table = slices.table();
+            let wanted = skin.slice.slice(profile.slim);
+            let Some(id) = table
+                .id(wanted)
+                .or_else(|| table.id(Slice::full(wanted.part(), wanted.slim())))
+            else {
+                continue;
+            };
+            let Ok(mut item) = items.get_mut(twin.entity) else {
+                complete = false;
+                continue;
+            };
+            item.0 = player_head(&name.0, uuid.0, &profile, Some(id.custom_model_data()));
+            let offset_blocks = id.offset_blocks();
+            if offset_blocks != twin.offset_blocks {
+                if let Ok(mut translation) = translations.get_mut(twin.entity) {
+                    translation.0.y += twin.offset_blocks - offset_blocks;
+                }
+                twin.offset_blocks = offset_blocks;
+            }
+        }
+        if complete {
+            playback.skins_dressed = Some((initiator, partner));
         }
     }
 }
 
-/// A `player_head` stack for a player (1.20.1 `SkullOwner`).
+/// The textures property a login brought (value and signature).
+fn login_textures(
+    properties: Option<&valence::client::Properties>,
+) -> Option<(&str, Option<&str>)> {
+    properties
+        .and_then(|p| p.textures())
+        .map(|t| (t.value.as_str(), t.signature.as_deref()))
+}
+
+/// A `player_head` stack wearing `profile` (1.20.1 `SkullOwner`), with
+/// `CustomModelData` when given.
 pub(super) fn player_head(
     name: &str,
     uuid: Uuid,
-    properties: Option<&valence::client::Properties>,
+    profile: &SkinProfile,
+    custom_model_data: Option<i32>,
 ) -> ItemStack {
     let bits = uuid.as_u128();
     let id: Vec<i32> = (0..4)
@@ -211,20 +317,21 @@ pub(super) fn player_head(
     let mut owner = Compound::new();
     owner.insert("Name", Value::String(name.to_owned()));
     owner.insert("Id", Value::IntArray(id));
-    if let Some(textures) = properties.and_then(|p| p.textures()) {
-        let mut texture = Compound::new();
-        texture.insert("Value", Value::String(textures.value.clone()));
-        if let Some(signature) = &textures.signature {
-            texture.insert("Signature", Value::String(signature.clone()));
-        }
-        let mut props = Compound::new();
-        props.insert(
-            "textures",
-            Value::List(valence::nbt::List::Compound(vec![texture])),
-        );
-        owner.insert("Properties", Value::Compound(props));
+    let mut texture = Compound::new();
+    texture.insert("Value", Value::String(profile.textures_value.clone()));
+    if let Some(signature) = &profile.signature {
+        texture.insert("Signature", Value::String(signature.clone()));
     }
+    let mut props = Compound::new();
+    props.insert(
+        "textures",
+        Value::List(valence::nbt::List::Compound(vec![texture])),
+    );
+    owner.insert("Properties", Value::Compound(props));
     let mut tag = Compound::new();
     tag.insert("SkullOwner", Value::Compound(owner));
+    if let Some(data) = custom_model_data {
+        tag.insert("CustomModelData", Value::Int(data));
+    }
     ItemStack::new(ItemKind::PlayerHead, 1, Some(tag))
 }

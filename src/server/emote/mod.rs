@@ -34,6 +34,7 @@ mod duo_state;
 mod send;
 mod start;
 mod stop;
+mod twins;
 
 use valence::prelude::*;
 
@@ -43,6 +44,7 @@ use self::displays::*;
 use self::send::*;
 use self::start::*;
 use self::stop::*;
+use self::twins::*;
 use crate::server::events::add_shared_events;
 use crate::server::events::EmotePlaybackSet;
 
@@ -76,6 +78,7 @@ impl Plugin for EmotePlaybackPlugin {
                     observe_players,
                     advance_emotes,
                     follow_held_items,
+                    add_pack_twins,
                     dress_skins,
                     duo::run_offers,
                     duo::watch_partners,

@@ -46,7 +46,9 @@ pub(super) type DisplayQuery<'w, 's> = Query<
     ),
 >;
 
-/// Writes the playback's updates (emptying `updates`) to its displays.
+/// Writes the playback's updates (emptying `updates`) to its displays; a
+/// skin-bound node's pack-drawn twin gets the same update moved down by its
+/// slice's offset.
 pub(super) fn write_updates(
     playback: &ActiveEmote,
     updates: &mut Vec<NodeUpdate>,
@@ -55,6 +57,10 @@ pub(super) fn write_updates(
     for update in updates.drain(..) {
         if let Some(Some(entity)) = playback.displays.get(update.union).copied() {
             write_transform(displays, entity, &update.transform, update.duration_ticks);
+        }
+        if let Some(Some(twin)) = playback.pack_twins.get(update.union) {
+            let moved = twin.offset(&update.transform);
+            write_transform(displays, twin.entity, &moved, update.duration_ticks);
         }
     }
 }

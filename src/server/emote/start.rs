@@ -1,6 +1,7 @@
 //! Starting a playback: the checks of [`prepare`] (cooldown, standalone,
 //! something to play), then the server's own (the display cap, an open
-//! two-player offer), and the displays spawned.
+//! two-player offer), and the displays spawned: one per display node (a
+//! skin-bound node gets a second one later, see [`super::twins`]).
 
 use valence::prelude::*;
 
@@ -12,8 +13,10 @@ use crate::format::node::NodeKind;
 use crate::playback::session::{prepare, PlayRefusal, PlayRequest};
 use crate::server::emote_library::EmoteLibrary;
 use crate::server::events::{
-    EmoteCommandEvent, EmoteDisplay, EmoteEndedEvent, EndReason, PlayEmoteRequest,
+    DisplayAudience, EmoteCommandEvent, EmoteDisplay, EmoteEndedEvent, EndReason, PlayEmoteRequest,
 };
+use crate::server::resource_pack::PackStatus;
+use crate::server::skin::PackSlices;
 
 /// Players as [`start_requested_emotes`] reads them.
 pub(super) type StartingPlayers<'w, 's> = Query<
@@ -43,7 +46,11 @@ pub(super) fn start_requested_emotes(
     mut commands_out: EventWriter<EmoteCommandEvent>,
     hidden_layer: Option<Res<HiddenPlayersLayer>>,
     joined: Res<JoinedThisTick>,
+    pack_slices: Option<Res<PackSlices>>,
+    pack_statuses: Query<&PackStatus>,
 ) {
+    let pack_viewers =
+        pack_slices.is_some() && pack_statuses.iter().any(|status| status.is_loaded());
     let molang_budget_ops = config.emotes.molang_budget_ops;
     let max_displays = config.emotes.max_active_display_entities;
     // Displays spawned through `commands` this tick are not in the query yet.
@@ -78,11 +85,21 @@ pub(super) fn start_requested_emotes(
         let mut playback = ActiveEmote::new(prepared.state, duo);
         // The cap is checked before anything is spawned; a replaced emote's
         // displays are about to go.
-        let kinds = &playback.state.union.kinds;
-        let needed = kinds
+        // Counted whenever a pack is served: they are added as soon as a
+        // viewer loads it.
+        let twin_count = if pack_slices.is_some() {
+            playback.skins.len()
+        } else {
+            0
+        };
+        let needed = playback
+            .state
+            .union
+            .kinds
             .iter()
             .filter(|k| !matches!(k, NodeKind::Anchor))
-            .count();
+            .count()
+            + twin_count;
         let freed = active.as_ref().map_or(0, |a| a.display_entities().count());
         if in_use.saturating_sub(freed) + needed > max_displays {
             let refusal = PlayRefusal::EntityCap {
@@ -107,9 +124,31 @@ pub(super) fn start_requested_emotes(
         }
         let root = position.0;
         let visible_layer = layer.0;
-        playback.displays = kinds
+        let owner = request.client;
+        // Skin-bound nodes get their pack-drawn twins from `add_pack_twins`,
+        // once someone can see them; while someone can, their fallback heads
+        // are for the others only from the start.
+        let skin_audience = if pack_viewers {
+            DisplayAudience::WithoutPack
+        } else {
+            DisplayAudience::Everyone
+        };
+        let mut roles = vec![
+            DisplayRole::AsWritten(DisplayAudience::Everyone);
+            playback.state.union.kinds.len()
+        ];
+        for skin in &playback.skins {
+            roles[skin.union] = DisplayRole::AsWritten(skin_audience);
+        }
+        playback.displays = playback
+            .state
+            .union
+            .kinds
             .iter()
-            .map(|kind| spawn_display(&mut commands, kind, visible_layer, root, request.client))
+            .zip(roles)
+            .map(|(kind, role)| {
+                spawn_display(&mut commands, kind, visible_layer, root, owner, role)
+            })
             .collect();
         if let (true, Some(hidden)) = (playback.state.player_hidden, &hidden_layer) {
             playback.restore_layer = Some(visible_layer);

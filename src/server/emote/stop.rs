@@ -36,12 +36,13 @@ pub(super) fn stop_segment(
 }
 
 pub(super) fn despawn_displays(commands: &mut Commands, playback: &mut ActiveEmote) {
-    for entity in playback.displays.iter().flatten() {
-        if let Some(mut e) = commands.get_entity(*entity) {
+    for entity in playback.display_entities() {
+        if let Some(mut e) = commands.get_entity(entity) {
             e.insert(Despawned);
         }
     }
     playback.displays.clear();
+    playback.pack_twins.clear();
 }
 
 pub(super) fn stop_requested_emotes(
@@ -163,9 +164,7 @@ pub(super) fn despawn_orphan_displays(
     owners: Query<&ActiveEmote>,
 ) {
     for (entity, display) in &displays {
-        let owned = owners
-            .get(display.owner)
-            .is_ok_and(|p| p.displays.contains(&Some(entity)));
+        let owned = owners.get(display.owner).is_ok_and(|p| p.owns(entity));
         if !owned {
             commands.entity(entity).insert(Despawned);
         }
