@@ -331,19 +331,19 @@ pub fn chunk_view_reach_blocks(view_distance_chunks: u8) -> f64 {
     (f64::from(view_distance_chunks) + 1.0) * 16.0 * std::f64::consts::SQRT_2
 }
 
+/// What cell visibility reads and writes of a client.
+type Viewer = (
+    Entity,
+    Ref<'static, Position>,
+    &'static mut VisibleEntityLayers,
+    Option<Ref<'static, PackStatus>>,
+);
+
 fn show_cells_in_range(
     mut cells: ResMut<DisplayCells>,
     mut catch_ups: ResMut<CatchUps>,
     config: Res<Config>,
-    mut clients: Query<
-        (
-            Entity,
-            Ref<Position>,
-            &mut VisibleEntityLayers,
-            Option<Ref<PackStatus>>,
-        ),
-        With<Client>,
-    >,
+    mut clients: Query<Viewer, With<Client>>,
 ) {
     let everyone = cells.changed || config.is_changed();
     cells.changed = false;
