@@ -45,6 +45,22 @@ impl NetworkRuntime {
         )
     }
 
+    /// A runtime for bulk transfers that must not slow the game: at most
+    /// `worker_threads` workers (at least one), each running at a lower
+    /// scheduling priority than the rest of the process ([`BACKGROUND_NICE`]
+    /// on Linux; elsewhere the normal one). On a small machine the tick's
+    /// thread and valence's connection workers then get a core before it
+    /// does, and it still uses every idle cycle. The resource pack's HTTP
+    /// server runs on one.
+    pub fn background(thread_name: &str, worker_threads: usize) -> std::io::Result<NetworkRuntime> {
+        Self::owned(
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(worker_threads.max(1))
+                .thread_name(thread_name)
+                .on_thread_start(lower_this_threads_priority),
+        )
+    }
+
     /// The runtime `builder` makes, with every driver (I/O, time) on, owned
     /// by this resource.
     fn owned(builder: &mut tokio::runtime::Builder) -> std::io::Result<NetworkRuntime> {
@@ -67,5 +83,48 @@ impl NetworkRuntime {
     /// `NetworkSettings::tokio_handle`.
     pub fn handle(&self) -> &Handle {
         &self.handle
+    }
+}
+
+/// The nice value of a [`NetworkRuntime::background`] worker: 10, half way
+/// to the lowest priority, as `nice` gives a command by default.
+pub const BACKGROUND_NICE: i32 = 10;
+
+/// Lowers the calling thread's priority to [`BACKGROUND_NICE`]. On Linux
+/// the nice value belongs to each thread (`setpriority` with `who = 0`
+/// names the caller), so the rest of the process keeps its own. A failure
+/// only leaves the thread at its normal priority.
+pub fn lower_this_threads_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: setpriority takes plain integers and touches no memory of
+        // ours; PRIO_PROCESS with who 0 is the calling thread on Linux.
+        let result = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, BACKGROUND_NICE) };
+        if result != 0 {
+            tracing::debug!(
+                "could not lower a background thread's priority: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn background_workers_run_at_a_lower_priority_and_the_caller_keeps_its_own() {
+        // SAFETY: getpriority reads the calling thread's nice value.
+        let own = || unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+        let before = own();
+        let runtime = NetworkRuntime::background("emoted-test-background", 1).expect("runtime");
+        let worker = runtime
+            .handle()
+            .block_on(async { tokio::spawn(async move { own() }).await })
+            .expect("the task ran");
+        assert_eq!(worker, BACKGROUND_NICE.max(before), "the worker is niced");
+        assert_eq!(own(), before, "the calling thread is not");
     }
 }

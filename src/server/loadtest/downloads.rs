@@ -7,23 +7,21 @@
 //!
 //! - **The server is the real one.** The load test adds the real
 //!   [`ResourcePackPlugin`](crate::server::resource_pack::ResourcePackPlugin):
-//!   hyper's HTTP/1 server on a
-//!   [`NetworkRuntime`](crate::server::runtime::NetworkRuntime) made as `emoted serve`
-//!   makes it (one worker per core), on `127.0.0.1` and a free port,
+//!   hyper's HTTP/1 server on its own low-priority runtime as in `emoted
+//!   serve`, on `127.0.0.1` and a free port,
 //!   serving a [`ServedPackOverride`](crate::server::resource_pack::ServedPackOverride)
 //!   of `--pack-bytes` bytes ([`sized_pack`]). Nothing in the serving path
 //!   knows it is a test.
-//! - **The clients have a runtime of their own**, with as many workers as
-//!   the server's. On the server's runtime they would queue among its
-//!   connection tasks and take its workers' turns: the server would serve
-//!   with less than its share and its tasks would wait behind the clients'.
-//!   On their own, the OS shares the cores between the tick's thread, the
-//!   server's workers and the clients' workers, as it would share them
-//!   between emoted and a downloading process on the same machine. The
-//!   clients still take CPU the server would otherwise have (reading 1 MiB
-//!   from a socket costs about what writing it does), so on a small machine
-//!   the figures are a worst case for the tick: real players download on
-//!   their own machines, over networks far slower than loopback.
+//! - **The clients have a runtime of their own**, one worker per core. On
+//!   the server's runtime they would queue among its connection tasks and
+//!   take its worker's turns. They stand in for players' machines, so
+//!   their workers run at the same lower priority as the pack server's
+//!   ([`lower_this_threads_priority`]): at normal priority they would take
+//!   cores from the tick that real players, downloading on their own
+//!   machines, never take. They still use every cycle the tick leaves
+//!   (reading 1 MiB from a socket costs about what writing it does), so
+//!   the figures remain a worst case for the tick, over a loopback far
+//!   faster than players' networks.
 //! - **Each download is one connection** (the server closes it after the
 //!   answer, as it does for a game client) made by hyper's client, which
 //!   keeps no idle connection. Its body is counted as it arrives, never
@@ -56,6 +54,7 @@ use tokio::runtime::Runtime;
 use tokio::task::JoinHandle;
 
 use crate::server::resource_pack::ServedPack;
+use crate::server::runtime::lower_this_threads_priority;
 
 /// How long a client waits after a failed download before the next.
 pub const RETRY_PAUSE: Duration = Duration::from_millis(10);
@@ -137,13 +136,14 @@ impl Tally {
 
 impl PackDownloads {
     /// Starts `clients` downloaders of `url`, whose body must be
-    /// `pack_bytes` long, on a runtime of their own with as many workers as
-    /// [`NetworkRuntime::new`](crate::server::runtime::NetworkRuntime::new)
-    /// gives the server.
+    /// `pack_bytes` long, on a runtime of their own with one worker per
+    /// core, at the pack server's lower priority (they stand in for
+    /// players' machines, which would not take this machine's cores).
     pub fn start(url: Uri, pack_bytes: u64, clients: usize) -> std::io::Result<PackDownloads> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .thread_name("emoted-loadtest-downloads")
+            .on_thread_start(lower_this_threads_priority)
             .build()?;
         let stop = Arc::new(AtomicBool::new(false));
         let tally = Arc::new(Mutex::new(Tally::default()));
