@@ -51,8 +51,29 @@ pub struct ActiveEmote {
     /// viewers who loaded it, when the node is skin-bound and a pack is
     /// served (`displays` then holds the fallback, a whole head).
     pub(super) pack_twins: Vec<Option<PackTwin>>,
+    /// Per union node: true for a skin-bound node, whose display (the
+    /// whole head) is turned half a turn about Y ([`face_the_rig`]).
+    pub(super) skin_bound: Vec<bool>,
     /// The participants the skins were last dressed for (initiator, partner).
     pub(super) skins_dressed: Option<(Entity, Option<Entity>)>,
+}
+
+/// A skin-bound node's head turned half a turn about its Y axis, applied
+/// first (inside the node's own rotation and scale).
+///
+/// A `player_head` in an item display faces −Z: the skull renderer draws an
+/// item skull facing +Z and the item display turns every item half a turn
+/// before drawing it. A rig faces +Z (yaw 0 looks along +Z), so a head
+/// drawn as it comes would show its face on the back. The pack's slice
+/// models turn their skull back the same way ([`crate::pack::models`]),
+/// so a skin-bound node faces the rig's way for every viewer, with the pack
+/// or without. The skull's box is centred on the node's Y axis, so the turn
+/// moves no pixel of the box, only which face is in front.
+pub(super) fn face_the_rig(transform: &DisplayTransform) -> DisplayTransform {
+    let mut turned = *transform;
+    turned.right_rotation =
+        transform.right_rotation * valence::math::Quat::from_rotation_y(std::f32::consts::PI);
+    turned
 }
 
 /// A skin-bound node: the rows of its part it shows and whose skin.
@@ -174,9 +195,16 @@ impl ActiveEmote {
                     slice,
                 })
             })
-            .collect();
+            .collect::<Vec<SkinDisplay>>();
+        let mut skin_bound = vec![false; union.kinds.len()];
+        for skin in &skins {
+            if let Some(bound) = skin_bound.get_mut(skin.union) {
+                *bound = true;
+            }
+        }
         Self {
             skins,
+            skin_bound,
             pack_twins: Vec::new(),
             hands,
             state,
@@ -216,7 +244,15 @@ impl ActiveEmote {
     /// its tick and duration with the server's tick).
     pub fn in_flight_of(&self, display: Entity) -> Option<InFlight> {
         if let Some(union) = self.displays.iter().position(|d| *d == Some(display)) {
-            return self.state.in_flight.get(union).copied().flatten();
+            let flight = self.state.in_flight.get(union).copied().flatten()?;
+            if !self.skin_bound.get(union).copied().unwrap_or(false) {
+                return Some(flight);
+            }
+            return Some(InFlight {
+                from: face_the_rig(&flight.from),
+                to: face_the_rig(&flight.to),
+                ..flight
+            });
         }
         let (union, twin) = self
             .pack_twins
@@ -293,3 +329,39 @@ pub enum DisplayUpdatePolicy {
 /// Cooldowns by player UUID and emote id.
 #[derive(Resource, Default)]
 pub struct EmoteCooldowns(pub Cooldowns<Uuid, EmoteId>);
+
+#[cfg(test)]
+mod tests {
+    use valence::math::{Quat, Vec3};
+
+    use super::*;
+
+    #[test]
+    fn a_turned_head_faces_plus_z_and_keeps_its_box() {
+        let node = DisplayTransform {
+            translation: Vec3::new(0.3, 1.2, -0.1),
+            left_rotation: Quat::from_rotation_x(0.4),
+            scale: Vec3::new(0.46875, 1.40625, 0.46875),
+            right_rotation: Quat::from_rotation_z(0.2),
+        };
+        let (drawn, turned) = (node.to_matrix(), face_the_rig(&node).to_matrix());
+        // The centre of the skull's face (the item display draws it on −Z)
+        // ends where the node's +Z face is.
+        let face = Vec3::new(0.0, -0.25, -0.25);
+        let front = Vec3::new(0.0, -0.25, 0.25);
+        assert!(turned
+            .transform_point3(face)
+            .abs_diff_eq(drawn.transform_point3(front), 1e-5));
+        // Every corner of the box lands on a corner of the same box.
+        for corner in [
+            Vec3::new(0.25, 0.0, 0.25),
+            Vec3::new(-0.25, -0.5, 0.25),
+            Vec3::new(0.25, -0.5, -0.25),
+        ] {
+            let mirrored = Vec3::new(-corner.x, corner.y, -corner.z);
+            assert!(turned
+                .transform_point3(corner)
+                .abs_diff_eq(drawn.transform_point3(mirrored), 1e-5));
+        }
+    }
+}

@@ -47,8 +47,9 @@ pub(super) type DisplayQuery<'w, 's> = Query<
 >;
 
 /// Writes the playback's updates (emptying `updates`) to its displays; a
-/// skin-bound node's pack-drawn twin gets the same update moved down by its
-/// slice's offset.
+/// skin-bound node's head is turned to face the rig ([`face_the_rig`]) and
+/// its pack-drawn twin gets the update moved down by its slice's offset
+/// (its model turns the skull itself).
 pub(super) fn write_updates(
     playback: &ActiveEmote,
     updates: &mut Vec<NodeUpdate>,
@@ -56,7 +57,17 @@ pub(super) fn write_updates(
 ) {
     for update in updates.drain(..) {
         if let Some(Some(entity)) = playback.displays.get(update.union).copied() {
-            write_transform(displays, entity, &update.transform, update.duration_ticks);
+            if playback
+                .skin_bound
+                .get(update.union)
+                .copied()
+                .unwrap_or(false)
+            {
+                let turned = face_the_rig(&update.transform);
+                write_transform(displays, entity, &turned, update.duration_ticks);
+            } else {
+                write_transform(displays, entity, &update.transform, update.duration_ticks);
+            }
         }
         if let Some(Some(twin)) = playback.pack_twins.get(update.union) {
             let moved = twin.offset(&update.transform);
