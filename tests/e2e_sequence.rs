@@ -61,9 +61,10 @@ fn a_linear_sequence_plays_its_segments_with_a_transition_between() {
         .run();
     run.assert_ok();
 
-    // One display per display node of the union, spawned once.
+    // One display per display node of the union, spawned once: the stair,
+    // its cushion and eight body parts (the legs cut at the knees).
     let displays: Vec<i32> = run.display_ids();
-    assert_eq!(displays.len(), 8, "{}", run.describe());
+    assert_eq!(displays.len(), 10, "{}", run.describe());
     let destroyed = run.destroyed();
     assert!(displays.iter().all(|id| destroyed.contains(id)));
 
@@ -159,7 +160,8 @@ fn the_bundled_sit_session_plays_to_its_end() {
         .disconnect()
         .run();
     run.assert_ok();
-    // sit_down, the idles and stand_up share their body (8 displays);
+    // sit_down, the idles and stand_up share their body (10 displays: the
+    // stair, its cushion and eight body parts, the legs cut at the knees);
     // sit_idle_b adds a book. The union of the Animations the Sequence
     // resolved to is spawned once and all removed at the end. The idle step
     // is a weighted pick with `emote:break` and `emote:continue` (5% each),
@@ -173,7 +175,7 @@ fn the_bundled_sit_session_plays_to_its_end() {
         .find(|s| run.merged_fields(s.entity_id)["item"]["id"] == "minecraft:book");
     match book {
         Some(book) => {
-            assert_eq!(displays.len(), 9, "{}", run.describe());
+            assert_eq!(displays.len(), 11, "{}", run.describe());
             // The book is hidden (scale 0) while the Animation playing has
             // no book: it is never drawn before the first idle, so its first
             // scale is 0.
@@ -181,7 +183,7 @@ fn the_bundled_sit_session_plays_to_its_end() {
             let (_, scale) = first.first().expect("the book got a transformation");
             assert_eq!(*scale, Vec3::ZERO, "the book showed during sit_down");
         }
-        None => assert_eq!(displays.len(), 8, "{}", run.describe()),
+        None => assert_eq!(displays.len(), 10, "{}", run.describe()),
     }
     server.assert_log_clean();
 }

@@ -44,55 +44,60 @@ fn assert_close(got: &[f64], expected: &[f64], what: &str) {
     }
 }
 
-/// `emotes/wave.json`: `arm_pivot` (at −0.38, 1.35, 0.05) turns about Z and
-/// scales in; its child `held_item` sits at local (0, 0.45, 0.1).
+/// `emotes/wave.json`: the right arm waves. `shoulder_r` (at −0.3515625,
+/// 1.40625, 0: the top of the arm) turns about Z; `elbow_r`, 0.3515625
+/// (6 px) down the upper arm, turns about Z again; `hand_r`, 6 px further
+/// down, carries `held_item` 2 px forward, turned 90° about X. Both turns
+/// are about Z, so the forearm's angle is their sum.
 #[test]
-fn wave_child_follows_a_turning_scaling_parent() {
-    let lines = sample("emotes/wave.json", &[3, 6]);
-    assert_eq!(lines.len(), 2);
-    assert_eq!(lines[0]["tick"], 3);
+fn wave_held_item_follows_the_turning_shoulder_and_elbow() {
+    let lines = sample("emotes/wave.json", &[0, 3, 6]);
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[1]["tick"], 3);
+    let half = 0.3515625;
+    let forward = 0.1171875;
+    // The held item's origin for a shoulder angle `a` and an elbow angle `b`:
+    // shoulder + Rz(a)·(0, −half, 0) + Rz(a + b)·(0, −half, 0) + (0, 0, forward).
+    let hand = |a: f64, b: f64| {
+        let (a, ab) = (a.to_radians(), (a + b).to_radians());
+        [
+            -0.3515625 + half * (a.sin() + ab.sin()),
+            1.40625 - half * (a.cos() + ab.cos()),
+            forward,
+        ]
+    };
 
-    // Tick 6 is a key: rotation [0,0,25], scale 1 (5t key of 1, held to 34t).
-    let t6 = &lines[1]["nodes"];
-    let (s, c) = (25f64.to_radians().sin(), 25f64.to_radians().cos());
+    // Tick 6 is a key of both: shoulder [0, 0, −115], elbow [0, 0, −45].
+    let t6 = &lines[2]["nodes"];
     let m = floats(&t6["held_item"]["matrix"]);
-    // origin = pivot + Rz(25°)·(0, 0.45, 0.1) = (−0.38 − 0.45·sin25°, 1.35 + 0.45·cos25°, 0.15)
-    assert_close(
-        &m[12..15],
-        &[-0.38 - 0.45 * s, 1.35 + 0.45 * c, 0.15],
-        "held_item origin at 6t",
-    );
-    // its x axis = Rz(25°)·X = (cos25°, sin25°, 0)
-    assert_close(&m[0..3], &[c, s, 0.0], "held_item x axis at 6t");
+    assert_close(&m[12..15], &hand(-115.0, -45.0), "held_item origin at 6t");
+    // Its x axis is Rz(−160°)·X at the model's scale 0.9375; its y axis,
+    // turned 90° about X, points forward.
+    let (s, c) = ((-160f64).to_radians().sin(), (-160f64).to_radians().cos());
+    assert_close(&m[0..3], &[0.9375 * c, 0.9375 * s, 0.0], "held_item x axis at 6t");
+    assert_close(&m[4..7], &[0.0, 0.0, 0.9375], "held_item y axis at 6t");
+    // The hand is raised above the shoulder.
+    assert!(m[13] > 1.8, "{m:?}");
 
-    // Tick 3: halfway through 0t→6t with ease_out_sine: e = sin(π/4), angle = 25°·e.
-    let angle = (25.0 * (std::f64::consts::FRAC_PI_4).sin()).to_radians();
-    // Scale: 0t→5t from 0.001 to 1 with ease_out_back at u = 0.6:
-    // e = 1 + 2.70158·(−0.4)³ + 1.70158·(−0.4)², scale = 0.001 + 0.999·e.
-    let e = 1.0 + 2.70158 * (-0.4f64).powi(3) + 1.70158 * (-0.4f64).powi(2);
-    let k = 0.001 + 0.999 * e;
-    let pivot = &lines[0]["nodes"]["arm_pivot"];
-    assert_close(
-        &floats(&pivot["scale"]),
-        &[k, k, k],
-        "arm_pivot scale at 3t",
-    );
-    let q = floats(&pivot["rotation"]);
-    assert_close(
-        &q,
-        &[0.0, 0.0, (angle / 2.0).sin(), (angle / 2.0).cos()],
-        "arm_pivot rotation at 3t",
-    );
-    let m = floats(&lines[0]["nodes"]["held_item"]["matrix"]);
-    let (s, c) = (angle.sin(), angle.cos());
-    // origin = pivot + Rz(angle)·S(k)·(0, 0.45, 0.1)
-    assert_close(
-        &m[12..15],
-        &[-0.38 - k * 0.45 * s, 1.35 + k * 0.45 * c, 0.05 + k * 0.1],
-        "held_item origin at 3t",
-    );
+    // Tick 3: halfway through 0t→6t with ease_out_sine in both tracks:
+    // e = sin(π/4), shoulder angle −115°·e, elbow angle −45°·e.
+    let e = std::f64::consts::FRAC_PI_4.sin();
+    let (a, b) = (-115.0 * e, -45.0 * e);
+    let q = floats(&lines[1]["nodes"]["shoulder_r"]["rotation"]);
+    let half_a = a.to_radians() / 2.0;
+    assert_close(&q, &[0.0, 0.0, half_a.sin(), half_a.cos()], "shoulder_r rotation at 3t");
+    let m = floats(&lines[1]["nodes"]["held_item"]["matrix"]);
+    assert_close(&m[12..15], &hand(a, b), "held_item origin at 3t");
     // The greeting text is hidden until its 4t visibility key.
-    assert_eq!(lines[0]["nodes"]["greeting"]["visible"], false);
+    assert_eq!(lines[1]["nodes"]["greeting"]["visible"], false);
+
+    // Only the right arm moves: every other part keeps its rest matrix.
+    for id in ["head", "torso", "arm_l", "leg_r", "leg_l"] {
+        let rest = floats(&lines[0]["nodes"][id]["matrix"]);
+        for line in &lines[1..] {
+            assert_close(&floats(&line["nodes"][id]["matrix"]), &rest, id);
+        }
+    }
 }
 
 /// `emotes/prop_juggle.json`: `path_b` moves sideways; its child `ball_b`
