@@ -21,10 +21,18 @@ enum Command {
     /// Run the server (offline mode, flat world, emotes from emotes/ and datapacks/).
     Serve(ServeArgs),
     /// Validate Animation and Sequence files or folders; exit 1 if any is invalid.
+    /// When a configuration names an admin's resource pack
+    /// (`resource_pack.merge`), it is read and merged too: each path both
+    /// packs have is printed with who won, and a pack that cannot be read
+    /// is an error.
     Check {
         /// Files or folders to check (folders are searched recursively).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        /// The configuration whose `resource_pack.merge` to check (default:
+        /// config/emoted.toml when it exists; a bad configuration is an error).
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
     /// Print an Animation's sampled poses at the given ticks, one JSON line each.
     Sample {
@@ -38,7 +46,9 @@ enum Command {
         seed: u64,
     },
     /// Write emoted's resource pack (skin parts drawn with the player's own
-    /// skin) for the loaded emotes; prints its SHA-1 and path.
+    /// skin) for the loaded emotes, merged with the admin's pack as the
+    /// server serves it; prints its SHA-1 and path, and each path both
+    /// packs have (with who won) on standard error.
     Pack(PackArgs),
     /// Measure the server tick with N playbacks seen by M viewers (no sockets);
     /// prints one JSON line.
@@ -77,19 +87,27 @@ struct PackArgs {
     /// Where to write the zip.
     #[arg(short = 'o', long = "output", value_name = "FILE.zip")]
     output: PathBuf,
-    /// The configuration file whose emote folders to load (default:
-    /// config/emoted.toml when it exists).
+    /// The configuration file whose emote folders and `resource_pack.merge`
+    /// to use (default: config/emoted.toml when it exists).
     #[arg(long)]
     config: Option<PathBuf>,
     /// Folders (or files) to load emotes from, overriding the configuration (repeatable).
     #[arg(long = "emotes")]
     emote_roots: Vec<PathBuf>,
+    /// The admin's own pack to merge (a .zip file or a folder with
+    /// pack.mcmeta), overriding `resource_pack.merge`. A pack that cannot be
+    /// read fails the command.
+    #[arg(long, value_name = "PATH")]
+    merge: Option<PathBuf>,
+    /// Merge no admin pack, whatever `resource_pack.merge` says.
+    #[arg(long, conflicts_with = "merge")]
+    no_merge: bool,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Some(Command::Check { paths }) => check(&paths),
+        Some(Command::Check { paths, config }) => check(&paths, config.as_ref()),
         Some(Command::Serve(args)) => serve(args),
         Some(Command::Sample { file, ticks, seed }) => sample(&file, &ticks, seed),
         Some(Command::Molang { expr, sets }) => molang(&expr, &sets),
@@ -100,24 +118,73 @@ fn main() -> ExitCode {
 }
 
 #[allow(clippy::print_stdout)]
-fn check(paths: &[PathBuf]) -> ExitCode {
+fn check(paths: &[PathBuf], config: Option<&PathBuf>) -> ExitCode {
     let report = Library::load(paths);
     for line in report.lines() {
         println!("{line}");
     }
-    let errors = report.error_count();
+    let (merge_errors, merged) = check_merge(&report.library, config);
+    let errors = report.error_count() + merge_errors;
     let refused = report.files.iter().filter(|f| f.has_errors()).count();
     eprintln!(
-        "checked {} files: {} emotes valid, {} files refused, {} errors",
+        "checked {} files: {} emotes valid, {} files refused, {} errors{}",
         report.file_count,
         report.library.len(),
         refused,
-        errors
+        errors,
+        merged.unwrap_or_default()
     );
     if errors == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// `emoted check`'s look at the admin's pack, when a configuration is given
+/// or config/emoted.toml exists and its `resource_pack.merge` names one: it
+/// is read and merged into the pack for the checked emotes, as the server
+/// would, and each path both packs have is printed as `PACK: PATH: who won:
+/// why`. Returns the errors (a bad configuration, a pack that cannot be
+/// read) and the summary's tail.
+#[allow(clippy::print_stdout)]
+fn check_merge(library: &Library, config: Option<&PathBuf>) -> (usize, Option<String>) {
+    use emoted::pack::admin_pack::{AdminPack, MergeLimits};
+    if config.is_none() && !PathBuf::from(DEFAULT_CONFIG).is_file() {
+        return (0, None);
+    }
+    let config = match load_config(config) {
+        Ok(config) => config,
+        Err(e) => {
+            println!("{e}");
+            return (1, None);
+        }
+    };
+    let Some(path) = config.resource_pack.merge_path() else {
+        return (0, None);
+    };
+    let built = AdminPack::read(path, &MergeLimits::default())
+        .map_err(|e| e.to_string())
+        .and_then(|admin| {
+            emoted::pack::ResourcePack::build_for_library(library, Some(admin))
+                .map_err(|e| format!("{}: {e}", path.display()))
+        });
+    match built {
+        Ok(built) => {
+            for conflict in &built.conflicts {
+                println!("{}: {conflict}", path.display());
+            }
+            let tail = format!(
+                "; merged the resource pack {} (paths in both packs: {})",
+                path.display(),
+                built.conflicts.len()
+            );
+            (0, Some(tail))
+        }
+        Err(e) => {
+            println!("{e}");
+            (1, None)
+        }
     }
 }
 
@@ -201,11 +268,15 @@ fn molang(expr: &str, sets: &[String]) -> ExitCode {
     }
 }
 
+/// Where the configuration is read from when no `--config` is given (and
+/// the file exists).
+const DEFAULT_CONFIG: &str = "config/emoted.toml";
+
 /// The configuration at `path`, or at config/emoted.toml when that exists,
 /// or the defaults.
 fn load_config(path: Option<&PathBuf>) -> Result<emoted::server::config::Config, String> {
     use emoted::server::config::Config;
-    let default_path = PathBuf::from("config/emoted.toml");
+    let default_path = PathBuf::from(DEFAULT_CONFIG);
     match path {
         Some(path) => Config::load(path).map_err(|e| e.to_string()),
         None if default_path.is_file() => Config::load(&default_path).map_err(|e| e.to_string()),
@@ -215,43 +286,77 @@ fn load_config(path: Option<&PathBuf>) -> Result<emoted::server::config::Config,
 
 #[allow(clippy::print_stdout)]
 fn pack(args: &PackArgs) -> ExitCode {
-    let roots = if args.emote_roots.is_empty() {
+    use emoted::pack::admin_pack::{AdminPack, MergeLimits};
+    // The configuration is read only for what the flags leave to it.
+    let merge_from_config = args.merge.is_none() && !args.no_merge;
+    let config = if args.emote_roots.is_empty() || merge_from_config {
         match load_config(args.config.as_ref()) {
-            Ok(config) => config.emotes.folders,
+            Ok(config) => config,
             Err(e) => {
                 eprintln!("emoted pack: bad configuration: {e}");
                 return ExitCode::FAILURE;
             }
         }
     } else {
+        emoted::server::config::Config::default()
+    };
+    let roots = if args.emote_roots.is_empty() {
+        config.emotes.folders.clone()
+    } else {
         args.emote_roots.clone()
+    };
+    let merge = match &args.merge {
+        Some(path) => Some(path.clone()),
+        None if args.no_merge => None,
+        None => config.resource_pack.merge_path().map(PathBuf::from),
     };
     let report = Library::load(&roots);
     for line in report.lines() {
         eprintln!("{line}");
     }
-    let (built, table) = match emoted::pack::ResourcePack::build_for_library(&report.library) {
+    let admin = match &merge {
+        None => None,
+        Some(path) => match AdminPack::read(path, &MergeLimits::default()) {
+            Ok(admin) => Some(admin),
+            Err(e) => {
+                eprintln!("emoted pack: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    let built = match emoted::pack::ResourcePack::build_for_library(&report.library, admin) {
         Ok(built) => built,
         Err(e) => {
             eprintln!("emoted pack: {e}");
             return ExitCode::FAILURE;
         }
     };
-    for warning in table.left_out_warnings() {
+    for warning in built.table.left_out_warnings() {
         eprintln!("emoted pack: {warning}");
     }
-    if let Err(e) = std::fs::write(&args.output, &built.zip_bytes) {
+    for conflict in &built.conflicts {
+        eprintln!("emoted pack: merge conflict: {conflict}");
+    }
+    if let Err(e) = std::fs::write(&args.output, &built.built.zip_bytes) {
         eprintln!("emoted pack: cannot write {}: {e}", args.output.display());
         return ExitCode::FAILURE;
     }
+    let merged = match &merge {
+        Some(path) => format!(
+            ", merged with {} (paths in both packs: {})",
+            path.display(),
+            built.conflicts.len()
+        ),
+        None => String::new(),
+    };
     eprintln!(
-        "emoted pack: {} emotes, {} slice ids, {} bytes",
+        "emoted pack: {} emotes, {} slice ids, {} bytes{merged}",
         report.library.len(),
-        table.len(),
-        built.zip_bytes.len()
+        built.table.len(),
+        built.built.zip_bytes.len()
     );
     // The line `sha1sum` prints, so `sha1sum -c` can check the file.
-    println!("{}  {}", built.sha1_hex, args.output.display());
+    println!("{}  {}", built.built.sha1_hex, args.output.display());
     ExitCode::SUCCESS
 }
 
@@ -282,7 +387,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     use valence::network::{ConnectionMode, NetworkPlugin, NetworkSettings};
     use valence::prelude::*;
 
-    let default_path = PathBuf::from("config/emoted.toml");
+    let default_path = PathBuf::from(DEFAULT_CONFIG);
     let config_path = match &args.config {
         Some(path) => Some(path.clone()),
         None if default_path.is_file() => Some(default_path),

@@ -18,12 +18,17 @@
 //! - [`profile`]: whose skin a display wears and whether its arms are slim;
 //! - [`ResourcePack`] (here): puts them, `pack.mcmeta` (`pack_format` 15)
 //!   and any later files (imported models) into one zip, the same bytes
-//!   and SHA-1 for the same input.
+//!   and SHA-1 for the same input;
+//! - [`admin_pack`], [`merge`]: an admin's own pack (`resource_pack.merge`),
+//!   read within size caps and merged into ours, since a 1.20.1 client
+//!   takes one server pack only.
 //!
 //! Serving the pack, offering it at join and dressing the displays are the
 //! server's business; this module names no valence type.
 
+pub mod admin_pack;
 pub mod ids;
+pub mod merge;
 pub mod models;
 pub mod profile;
 pub mod shader;
@@ -33,12 +38,15 @@ pub mod slices;
 use std::collections::BTreeMap;
 use std::io::{Cursor, Write};
 
+use serde_json::{Map, Value};
 use sha1::{Digest, Sha1};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipWriter};
 
 use crate::library::Library;
+use admin_pack::AdminPack;
 use ids::SliceTable;
+use merge::MergeConflict;
 
 /// The `pack_format` of Minecraft 1.20.1.
 pub const PACK_FORMAT: u32 = 15;
@@ -75,8 +83,26 @@ pub enum PackError {
 /// A pack being put together: files by path.
 #[derive(Clone, Debug)]
 pub struct ResourcePack {
-    description: String,
+    /// `pack.description`: a text component (a JSON string, or an object
+    /// or array when an admin's pack brought one).
+    description: Value,
+    /// `pack.mcmeta`'s sections besides `pack` (`language`, `filter`...),
+    /// from a merged admin pack.
+    mcmeta_sections: Map<String, Value>,
     files: BTreeMap<String, Vec<u8>>,
+}
+
+/// emoted's pack for a library, built, with the table that numbers its
+/// slices and what merging an admin's pack met ([`merge`]).
+#[derive(Clone, Debug)]
+pub struct LibraryPack {
+    /// The zip and its SHA-1.
+    pub built: BuiltPack,
+    /// The slice ids the pack draws.
+    pub table: SliceTable,
+    /// The paths both packs had and who won each, sorted by path; empty
+    /// without an admin pack.
+    pub conflicts: Vec<MergeConflict>,
 }
 
 /// A built pack: the zip and its SHA-1, as a client checks it.
@@ -99,7 +125,8 @@ impl ResourcePack {
             files.insert(path, bytes);
         }
         ResourcePack {
-            description: DEFAULT_DESCRIPTION.to_owned(),
+            description: Value::String(DEFAULT_DESCRIPTION.to_owned()),
+            mcmeta_sections: Map::new(),
             files,
         }
     }
@@ -111,21 +138,34 @@ impl ResourcePack {
         (ResourcePack::new(&table), table)
     }
 
-    /// emoted's pack for `library`, built: what the server serves and
-    /// `emoted pack` writes, one path for both. The table says which slices
-    /// found no id ([`SliceTable::left_out_warnings`]).
-    pub fn build_for_library(library: &Library) -> Result<(BuiltPack, SliceTable), PackError> {
-        let (pack, table) = ResourcePack::for_library(library);
-        Ok((pack.build()?, table))
+    /// emoted's pack for `library`, merged with the admin's pack if any
+    /// ([`ResourcePack::merge`]), built: what the server serves and `emoted
+    /// pack` writes, one path for both. The table says which slices found
+    /// no id ([`SliceTable::left_out_warnings`]).
+    pub fn build_for_library(
+        library: &Library,
+        admin: Option<AdminPack>,
+    ) -> Result<LibraryPack, PackError> {
+        let (mut pack, table) = ResourcePack::for_library(library);
+        let conflicts = match admin {
+            Some(admin) => pack.merge(admin),
+            None => Vec::new(),
+        };
+        Ok(LibraryPack {
+            built: pack.build()?,
+            table,
+            conflicts,
+        })
     }
 
     /// Sets the description `pack.mcmeta` carries.
     pub fn set_description(&mut self, description: impl Into<String>) {
-        self.description = description.into();
+        self.description = Value::String(description.into());
     }
 
-    /// The description `pack.mcmeta` carries.
-    pub fn description(&self) -> &str {
+    /// The description `pack.mcmeta` carries: a text component, most often
+    /// a JSON string.
+    pub fn description(&self) -> &Value {
         &self.description
     }
 
@@ -152,23 +192,31 @@ impl ResourcePack {
         self.files.keys().map(String::as_str)
     }
 
-    /// The `pack.mcmeta` file.
+    /// The `pack.mcmeta` file: `pack` with [`PACK_FORMAT`] and the
+    /// description, then the sections a merged admin pack brought.
     pub fn pack_mcmeta(&self) -> Vec<u8> {
-        let meta = serde_json::json!({
-            "pack": {"pack_format": PACK_FORMAT, "description": self.description}
-        });
-        let mut text = serde_json::to_vec_pretty(&meta).unwrap_or_default();
+        let mut meta = self.mcmeta_sections.clone();
+        meta.insert(
+            "pack".to_owned(),
+            serde_json::json!({"pack_format": PACK_FORMAT, "description": self.description}),
+        );
+        let mut text = serde_json::to_vec_pretty(&Value::Object(meta)).unwrap_or_default();
         text.push(b'\n');
         text
     }
 
     /// The zip and its SHA-1. The same files give the same bytes: entries
     /// sorted by path, every timestamp 1980-01-01 00:00, mode 0644, deflate
-    /// at level 6.
+    /// at level 6, except PNG and Ogg files (an admin's textures and
+    /// sounds), stored as they are: they are compressed already, and
+    /// deflating them again would cost the rebuild time for nothing.
     pub fn build(&self) -> Result<BuiltPack, PackError> {
-        let options = SimpleFileOptions::DEFAULT
+        let deflated = SimpleFileOptions::DEFAULT
             .compression_method(CompressionMethod::Deflated)
             .compression_level(Some(6))
+            .unix_permissions(0o644);
+        let stored = SimpleFileOptions::DEFAULT
+            .compression_method(CompressionMethod::Stored)
             .unix_permissions(0o644);
         let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
         let meta = self.pack_mcmeta();
@@ -176,6 +224,11 @@ impl ResourcePack {
         entries.extend(self.files.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
         entries.sort_by(|a, b| a.0.cmp(b.0));
         for (path, bytes) in entries {
+            let options = if is_compressed_already(path) {
+                stored
+            } else {
+                deflated
+            };
             zip.start_file(path, options)?;
             zip.write_all(bytes).map_err(zip::result::ZipError::from)?;
         }
@@ -196,32 +249,53 @@ pub fn sha1_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
+/// True for the files [`ResourcePack::build`] stores without deflating.
+fn is_compressed_already(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".png") || lower.ends_with(".ogg")
+}
+
 fn check_path(path: &str) -> Result<(), PackError> {
-    let bad = |reason| {
-        Err(PackError::BadPath {
+    match path_problem(path) {
+        Some(reason) => Err(PackError::BadPath {
             path: path.to_owned(),
             reason,
-        })
-    };
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Why `path` is not a plain relative path inside a pack, if it is not:
+/// the rule every file of ours and every entry of an admin's pack keeps.
+pub(crate) fn path_problem(path: &str) -> Option<&'static str> {
+    let bytes = path.as_bytes();
     if path.is_empty() {
-        return bad("it is empty");
+        return Some("it is empty");
     }
     if path.contains('\\') {
-        return bad("it has a `\\`");
+        return Some("it has a `\\` (pack paths use `/`)");
     }
     if path.starts_with('/') {
-        return bad("it starts with `/`");
+        return Some("it is absolute (starts with `/`)");
+    }
+    if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+        return Some("it is absolute (starts with a drive letter)");
+    }
+    if path.chars().any(char::is_control) {
+        return Some("it has a control character");
     }
     if path.ends_with('/') {
-        return bad("it names a folder");
+        return Some("it names a folder");
     }
-    if path
-        .split('/')
-        .any(|part| part.is_empty() || part == "." || part == "..")
-    {
-        return bad("it has an empty, `.` or `..` part");
+    for part in path.split('/') {
+        match part {
+            "" => return Some("it has an empty part (`//`)"),
+            "." => return Some("it has a `.` part"),
+            ".." => return Some("it has a `..` part, which would leave the pack's root"),
+            _ => {}
+        }
     }
-    Ok(())
+    None
 }
 
 #[cfg(test)]
@@ -273,6 +347,7 @@ mod tests {
             serde_json::from_str(&read(&built.zip_bytes, "pack.mcmeta")).expect("json");
         assert_eq!(meta["pack"]["pack_format"], 15);
         assert_eq!(meta["pack"]["description"], DEFAULT_DESCRIPTION);
+        assert_eq!(meta.as_object().map(|m| m.len()), Some(1), "{meta}");
         let archive = zip::ZipArchive::new(Cursor::new(&built.zip_bytes)).expect("a zip");
         let names: Vec<String> = archive
             .file_names()
@@ -292,6 +367,31 @@ mod tests {
             "assets/minecraft/shaders/core/rendertype_entity_translucent.vsh"
         )
         .contains("SLICE_RECTS[108]"));
+    }
+
+    #[test]
+    fn textures_and_sounds_are_stored_the_rest_deflated() {
+        let mut pack = ResourcePack::new(&SliceTable::default());
+        let texture = vec![7u8; 4096];
+        pack.add_file("assets/x/textures/a.png", texture.clone())
+            .expect("added");
+        pack.add_file("assets/x/sounds/b.OGG", texture.clone())
+            .expect("added");
+        pack.add_file("assets/x/c.json", texture).expect("added");
+        let built = pack.build().expect("built");
+        let mut archive = zip::ZipArchive::new(Cursor::new(&built.zip_bytes)).expect("a zip");
+        for (name, method) in [
+            ("assets/x/textures/a.png", CompressionMethod::Stored),
+            ("assets/x/sounds/b.OGG", CompressionMethod::Stored),
+            ("assets/x/c.json", CompressionMethod::Deflated),
+            ("pack.mcmeta", CompressionMethod::Deflated),
+        ] {
+            assert_eq!(
+                archive.by_name(name).expect(name).compression(),
+                method,
+                "{name}"
+            );
+        }
     }
 
     #[test]

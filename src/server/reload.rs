@@ -1,11 +1,14 @@
-//! Hot reload of `emotes/`, `datapacks/` and the configuration.
+//! Hot reload of `emotes/`, `datapacks/`, the configuration and the
+//! admin's resource pack.
 //!
 //! A reload is asked for with a [`ReloadRequest`]: by `/emote reload` (the
 //! operator who typed it gets the summary and every problem in chat) or by
 //! the file watcher. The watcher is a background thread that fingerprints
-//! the emote roots and the configuration file (every file's path, size and
+//! the emote roots, the configuration file and the admin's pack named by
+//! `resource_pack.merge` at start-up (every file's path, size and
 //! modification time) every [`WATCH_INTERVAL`] and asks for a reload when the
-//! fingerprint changes; it costs the server tick nothing. Polling was chosen
+//! fingerprint changes (a `merge` changed by a reload is read by that reload
+//! and the ones after it, but watched only from the next start); it costs the server tick nothing. Polling was chosen
 //! over OS notifications: it needs no extra dependency, behaves the same on
 //! every file system (network mounts and Docker volumes included), and a
 //! second of delay is fine for an admin dropping in a file.
@@ -22,9 +25,10 @@
 //!   distance, emote folders) are read but take effect at the next start;
 //!   the rest (display cap, operators) apply at once. In `[resource_pack]`,
 //!   `enabled` and `listen` wait for the next start too; `public_url`,
-//!   `required` and `prompt` apply to the offers made from then on (see
+//!   `required` and `prompt` apply to the offers made from then on, and
+//!   `merge` to the pack rebuilt after the reload (see
 //!   [`crate::server::resource_pack`], which also offers a pack rebuilt
-//!   for changed emotes again).
+//!   for changed emotes or a changed admin pack again).
 //!
 //! Problems go to the log as `FILE: /pointer: message` and, for a reload an
 //! operator asked for, to that operator's chat; watcher reloads tell every
@@ -123,12 +127,15 @@ fn start_watcher(
     watch: Res<WatchFiles>,
     folders: Option<Res<EmoteFolders>>,
     config_path: Res<ConfigPath>,
+    config: Option<Res<Config>>,
 ) {
     if !watch.0 {
         return;
     }
     let mut paths: Vec<PathBuf> = folders.map(|f| f.roots.clone()).unwrap_or_default();
     paths.extend(config_path.0.clone());
+    let merge = config.and_then(|c| c.resource_pack.merge_path().map(PathBuf::from));
+    paths.extend(merge);
     let (sender, receiver) = mpsc::channel();
     let spawned = std::thread::Builder::new()
         .name("emoted-watcher".into())

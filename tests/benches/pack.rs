@@ -12,7 +12,7 @@ fn build_bundled(c: &mut Criterion) {
     let library = Library::load(&[root]).library;
     let mut group = c.benchmark_group("pack");
     group.bench_function("build_for_bundled_emotes", |b| {
-        b.iter(|| std::hint::black_box(current_pack(&library).expect("builds")))
+        b.iter(|| std::hint::black_box(current_pack(&library, None).expect("builds")))
     });
     group.finish();
 }

@@ -9,8 +9,12 @@
 //! for an unspecified address: right for a client on the same machine, the
 //! out-of-the-box case, and [`ResourcePackSection::startup_warning`] says
 //! so when the configuration suggests players elsewhere.
+//!
+//! `merge` names an admin's own pack to serve inside ours (a 1.20.1 client
+//! takes one server pack only); the rule is [`crate::pack::merge`]'s.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
@@ -54,6 +58,12 @@ pub struct ResourcePackSection {
     /// Text shown in the client's prompt under the vanilla question; empty
     /// for none. At most [`MAX_PROMPT_CHARS`]. Default: [`DEFAULT_PROMPT`].
     pub prompt: String,
+    /// An admin's own pack to merge into emoted's: a `.zip` file or a
+    /// folder with `pack.mcmeta`, relative to the server's working
+    /// directory (as `emotes.folders` are). Empty: none. Read again with
+    /// every rebuild of the pack (start-up and every reload); a pack that
+    /// cannot be read is logged and emoted's is served alone. Default: empty.
+    pub merge: PathBuf,
 }
 
 impl Default for ResourcePackSection {
@@ -64,6 +74,7 @@ impl Default for ResourcePackSection {
             public_url: String::new(),
             required: false,
             prompt: DEFAULT_PROMPT.to_owned(),
+            merge: PathBuf::new(),
         }
     }
 }
@@ -84,6 +95,11 @@ impl ResourcePackSection {
             ));
         }
         Ok(())
+    }
+
+    /// The admin's pack to merge, `None` when `merge` is empty.
+    pub fn merge_path(&self) -> Option<&Path> {
+        (!self.merge.as_os_str().is_empty()).then_some(self.merge.as_path())
     }
 
     /// The base of the offered URL, without a trailing `/`: `public_url`
@@ -253,6 +269,20 @@ mod tests {
         }
         let long = format!("http://example.com/{}", "a".repeat(MAX_PUBLIC_URL_BYTES));
         assert!(check_public_url(&long).is_err());
+    }
+
+    #[test]
+    fn merge_names_the_admins_pack_or_none() {
+        assert_eq!(ResourcePackSection::default().merge_path(), None);
+        let config = crate::server::config::Config::parse(
+            "[resource_pack]\nmerge = \"packs/ours.zip\"",
+            std::path::Path::new("emoted.toml"),
+        )
+        .expect("valid");
+        assert_eq!(
+            config.resource_pack.merge_path(),
+            Some(Path::new("packs/ours.zip"))
+        );
     }
 
     #[test]

@@ -10,6 +10,14 @@
 //!   with a new SHA-1 replaces the old one at once. A [`ServedPackOverride`]
 //!   resource, when present, is served instead (`emoted loadtest
 //!   --pack-bytes` serves a pack of a chosen size that way).
+//! - **The admin's own pack** (`resource_pack.merge`) is merged in by
+//!   [`current_pack`] ([`crate::pack::merge`] has the rule), read again at
+//!   every rebuild: a reload (which re-reads the configuration) picks up a
+//!   changed pack or a changed `merge`, and the file watcher also watches
+//!   the path configured at start-up. The paths both packs had are logged
+//!   at warn level, one line each, whenever a new pack is served; one that
+//!   cannot be read is an error in the log and emoted's pack is served
+//!   alone. [`PackMergeReport`] keeps what the last build met.
 //! - **Served by emoted** ([`http`]): hyper's HTTP/1 server answers
 //!   `GET /pack/<sha1>.zip` for the current pack and 404 for anything else,
 //!   an older pack's path included. The SHA-1 is in the path because a
@@ -40,7 +48,9 @@
 //! `[resource_pack]` ([`ResourcePackSection`]): `enabled` and `listen` are
 //! read at start-up only (a reload keeps what the server started with);
 //! `public_url`, `required` and `prompt` apply to the offers made after a
-//! reload, not to offers already made.
+//! reload, not to offers already made; `merge` is read with every rebuild,
+//! and a reload always rebuilds (it changes the configuration and the
+//! library).
 //!
 //! # The runtime
 //!
@@ -65,6 +75,7 @@ pub mod url;
 mod tests;
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use valence::client::{FlushPacketsSet, UpdateClientsSet};
 use valence::network::NetworkSettings;
@@ -74,10 +85,11 @@ use valence::protocol::WritePacket;
 use valence::resource_pack::ResourcePackStatusEvent;
 
 use self::http::PackSlot;
-pub use self::pack::{current_pack, ServedPack};
+pub use self::pack::{current_pack, PackBuild, ServedPack};
 pub use self::status::PackStatus;
 use self::status::{reply, Reply};
 use crate::pack::ids::SliceTable;
+use crate::pack::merge::MergeConflict;
 use crate::pack::slices::library_slices;
 use crate::server::config::{Config, ResourcePackSection};
 use crate::server::emote_library::EmoteLibrary;
@@ -145,6 +157,19 @@ impl PackServer {
 /// pack would be. Removing it takes effect at the next library change.
 #[derive(Resource, Clone, Debug)]
 pub struct ServedPackOverride(pub ServedPack);
+
+/// What merging the admin's pack (`resource_pack.merge`) met in the last
+/// build of the pack from the library: present once a pack was built that
+/// way (not for a [`ServedPackOverride`]).
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PackMergeReport {
+    /// The admin's pack, `None` when `merge` is empty.
+    pub source: Option<PathBuf>,
+    /// The paths both packs had and who won each.
+    pub conflicts: Vec<MergeConflict>,
+    /// Why the admin's pack was left out, if it was.
+    pub error: Option<String>,
+}
 
 /// The offer a player's client was last sent.
 #[derive(Component, Clone, Debug, PartialEq, Eq)]
@@ -247,8 +272,9 @@ fn offer(
 }
 
 /// Builds the pack (or takes the [`ServedPackOverride`]) when there is none
-/// yet or the library or the override changed; a new SHA-1 is served at once
-/// and offered again to the players online who did not decline.
+/// yet or the library, the configuration or the override changed; a new
+/// SHA-1 is served at once and offered again to the players online who did
+/// not decline.
 fn refresh_pack(
     mut commands: Commands,
     server: Option<Res<PackServer>>,
@@ -261,21 +287,26 @@ fn refresh_pack(
         return;
     };
     // Most ticks: nothing changed and a pack is served; no copy is taken.
-    let changed = library.is_changed() || overridden.as_ref().is_some_and(|o| o.is_changed());
+    let changed = library.is_changed()
+        || config.is_changed()
+        || overridden.as_ref().is_some_and(|o| o.is_changed());
     if !changed && server.slot.is_set() {
         return;
     }
     let served = server.slot.current();
+    let merge = config.resource_pack.merge_path();
     let built = match &overridden {
         // The override's bytes are served; the displays still number their
         // slices by the library's table.
-        Some(overridden) => Ok((
-            overridden.0.clone(),
-            SliceTable::new(library_slices(&library.0)),
-        )),
-        None => current_pack(&library.0),
+        Some(overridden) => Ok(PackBuild {
+            pack: overridden.0.clone(),
+            table: SliceTable::new(library_slices(&library.0)),
+            conflicts: Vec::new(),
+            merge_error: None,
+        }),
+        None => current_pack(&library.0, merge),
     };
-    let (pack, table) = match built {
+    let built = match built {
         Ok(built) => built,
         Err(e) => {
             // Keep serving (and offering) the last good pack.
@@ -283,6 +314,19 @@ fn refresh_pack(
             return;
         }
     };
+    if overridden.is_none() {
+        commands.insert_resource(PackMergeReport {
+            source: merge.map(PathBuf::from),
+            conflicts: built.conflicts.clone(),
+            error: built.merge_error.clone(),
+        });
+    }
+    let PackBuild {
+        pack,
+        table,
+        conflicts,
+        ..
+    } = built;
     if served
         .as_ref()
         .is_some_and(|s| s.sha1_hex() == pack.sha1_hex())
@@ -302,6 +346,16 @@ fn refresh_pack(
             pack.size_bytes(),
             library.0.len()
         );
+    }
+    if let (Some(merge), false) = (merge, conflicts.is_empty()) {
+        tracing::info!(
+            "resource pack: merged {} (paths in both packs: {})",
+            merge.display(),
+            conflicts.len()
+        );
+        for conflict in &conflicts {
+            tracing::warn!("resource pack merge conflict: {conflict}");
+        }
     }
     server.slot.set(pack.clone());
     commands.insert_resource(PackSlices::new(table, pack.sha1_hex()));

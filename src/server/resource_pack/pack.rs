@@ -1,12 +1,16 @@
 //! The pack as served: its bytes and their SHA-1, and the one function that
-//! makes it from the loaded emotes ([`current_pack`]), the seam where the
-//! pack builder plugs in.
+//! makes it from the loaded emotes and the admin's pack ([`current_pack`]),
+//! the seam where the pack builder plugs in.
+
+use std::path::Path;
 
 use hyper::body::Bytes;
 use sha1::{Digest, Sha1};
 
 use crate::library::Library;
+use crate::pack::admin_pack::{AdminPack, MergeLimits};
 use crate::pack::ids::SliceTable;
+use crate::pack::merge::MergeConflict;
 use crate::pack::{PackError, ResourcePack};
 
 /// One version of the resource pack, as the HTTP server sends it and as
@@ -49,19 +53,55 @@ pub fn sha1_hex(bytes: &[u8]) -> String {
     format!("{:x}", Sha1::digest(bytes))
 }
 
+/// What [`current_pack`] made: the pack to serve, the table that numbers
+/// its slices (the server gives each skin-bound display its id from it) and
+/// what merging the admin's pack met.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackBuild {
+    /// The pack to serve.
+    pub pack: ServedPack,
+    /// The slice ids it draws.
+    pub table: SliceTable,
+    /// The paths both packs had and who won each (empty without an admin
+    /// pack, or when it could not be read).
+    pub conflicts: Vec<MergeConflict>,
+    /// Why the admin's pack was left out, when it could not be read: then
+    /// emoted's pack is served alone.
+    pub merge_error: Option<String>,
+}
+
 /// The pack for the emotes now loaded ([`crate::pack::ResourcePack`]: the
 /// `player_head` models and the skin shader for the slices they need, and
-/// `pack.mcmeta`), called at start-up and after every reload that changed
-/// the library, and served under its new SHA-1 when it differs from the
-/// last. The build is deterministic, so the same emotes give the same URL.
-/// The slice table numbers the slices the pack draws: the server gives each
-/// skin-bound display its id from it.
-pub fn current_pack(library: &Library) -> Result<(ServedPack, SliceTable), PackError> {
-    let (built, table) = ResourcePack::build_for_library(library)?;
-    for warning in table.left_out_warnings() {
+/// `pack.mcmeta`), merged with the admin's pack at `merge` when one is
+/// configured ([`crate::pack::merge`]). Called at start-up and after every
+/// reload, and served under its new SHA-1 when it differs from the last.
+/// The admin's pack is read again each time, so a changed one takes effect
+/// with the next reload; one that cannot be read is an error in the log
+/// (and in [`PackBuild::merge_error`]), and emoted's pack is built alone,
+/// never no pack at all. The build is deterministic, so the same emotes and
+/// the same admin pack give the same URL.
+pub fn current_pack(library: &Library, merge: Option<&Path>) -> Result<PackBuild, PackError> {
+    let mut merge_error = None;
+    let admin = merge.and_then(
+        |path| match AdminPack::read(path, &MergeLimits::default()) {
+            Ok(admin) => Some(admin),
+            Err(e) => {
+                tracing::error!("resource pack: {e}. Serving emoted's pack without it");
+                merge_error = Some(e.to_string());
+                None
+            }
+        },
+    );
+    let built = ResourcePack::build_for_library(library, admin)?;
+    for warning in built.table.left_out_warnings() {
         tracing::warn!("resource pack: {warning}");
     }
-    Ok((ServedPack::new(built.zip_bytes), table))
+    Ok(PackBuild {
+        pack: ServedPack::new(built.built.zip_bytes),
+        table: built.table,
+        conflicts: built.conflicts,
+        merge_error,
+    })
 }
 
 #[cfg(test)]
@@ -85,16 +125,20 @@ mod tests {
         let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes"));
         let bundled = Library::load(&[root]).library;
         assert!(!bundled.is_empty());
-        let (a, table) = current_pack(&bundled).expect("builds");
+        let build = current_pack(&bundled, None).expect("builds");
+        let a = build.pack.clone();
         assert_eq!(
-            (a.clone(), table),
-            current_pack(&bundled).expect("builds"),
+            build,
+            current_pack(&bundled, None).expect("builds"),
             "same emotes, same pack"
         );
+        assert!(build.conflicts.is_empty() && build.merge_error.is_none());
         assert_eq!(a.sha1_hex().len(), 40);
         assert!(a.sha1_hex().bytes().all(|b| b.is_ascii_hexdigit()));
         // The bundled emotes cut skin parts into slices; no emotes, none.
-        let (empty, _) = current_pack(&Library::default()).expect("builds");
+        let empty = current_pack(&Library::default(), None)
+            .expect("builds")
+            .pack;
         assert_ne!(a.sha1_hex(), empty.sha1_hex(), "other emotes, other pack");
         assert_eq!(&a.bytes()[..4], b"PK\x03\x04", "a zip file");
     }

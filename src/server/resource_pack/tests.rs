@@ -19,6 +19,7 @@ use valence::ServerSettings;
 
 use super::*;
 use crate::library::Library;
+use crate::pack::merge::Winner;
 use crate::server::resource_pack::pack::sha1_hex;
 
 /// A server with the plugin, its HTTP server on a free port, and one mock
@@ -36,9 +37,19 @@ impl Scenario {
 
     /// [`Scenario::new`] with a [`ServedPackOverride`] from the start.
     fn serving(required: bool, overridden: Option<ServedPack>) -> Scenario {
+        let mut config = Scenario::config();
+        config.resource_pack.required = required;
+        Scenario::start(config, overridden)
+    }
+
+    /// The default configuration with the pack served on a free port.
+    fn config() -> Config {
         let mut config = Config::default();
         config.resource_pack.listen = "127.0.0.1:0".parse().expect("address");
-        config.resource_pack.required = required;
+        config
+    }
+
+    fn start(config: Config, overridden: Option<ServedPack>) -> Scenario {
         let mut app = App::new();
         app.insert_resource(KeepaliveSettings {
             period: Duration::MAX,
@@ -406,4 +417,97 @@ fn a_disabled_pack_is_neither_served_nor_offered() {
         .add_plugins(ResourcePackPlugin);
     app.update();
     assert!(app.world.get_resource::<PackServer>().is_none());
+}
+
+/// A zip of `entries`, written where the admin's pack is configured.
+fn write_admin_zip(path: &std::path::Path, entries: &[(&str, &[u8])]) {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes) in entries {
+        zip.start_file(*name, zip::write::SimpleFileOptions::DEFAULT)
+            .expect("entry");
+        zip.write_all(bytes).expect("write");
+    }
+    let bytes = zip.finish().expect("zip").into_inner();
+    std::fs::write(path, bytes).expect("write the admin pack");
+}
+
+/// The text of `name` in the zip `bytes`.
+fn zip_entry(bytes: &[u8], name: &str) -> String {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).expect("a zip");
+    let mut file = archive.by_name(name).expect(name);
+    let mut text = String::new();
+    file.read_to_string(&mut text).expect("UTF-8");
+    text
+}
+
+#[test]
+fn the_admins_pack_is_served_inside_ours_and_read_again_on_reload() {
+    const MCMETA: &[u8] = br#"{"pack":{"pack_format":15,"description":"Ours"}}"#;
+    const TEXTURE: &str = "assets/minecraft/textures/block/stone.png";
+    const VSH: &str = "assets/minecraft/shaders/core/rendertype_entity_translucent.vsh";
+    let dir = std::env::temp_dir().join(format!("emoted-pack-merge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let admin = dir.join("admin.zip");
+    write_admin_zip(
+        &admin,
+        &[
+            ("pack.mcmeta", MCMETA),
+            (TEXTURE, b"stone 1"),
+            (VSH, b"their shader"),
+        ],
+    );
+    let mut config = Scenario::config();
+    config.resource_pack.merge = admin.clone();
+    let mut s = Scenario::start(config, None);
+
+    let report = s.app.world.resource::<PackMergeReport>().clone();
+    assert_eq!(report.source.as_deref(), Some(admin.as_path()));
+    assert_eq!(report.error, None);
+    let winners: Vec<(&str, Winner)> = report
+        .conflicts
+        .iter()
+        .map(|c| (c.path.as_str(), c.winner))
+        .collect();
+    assert_eq!(
+        winners,
+        [(VSH, Winner::Ours), ("pack.mcmeta", Winner::Merged)]
+    );
+
+    // What a client downloads has their texture and our shader.
+    let first = s.server().current().expect("built");
+    assert_eq!(s.offered_since().as_deref(), Some(first.sha1_hex()));
+    let port = s.server().bound().port();
+    let path = url::pack_path(first.sha1_hex());
+    let (status, _, body) = exchange(port, &format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n"));
+    assert_eq!(status, 200);
+    assert_eq!(sha1_hex(&body), first.sha1_hex());
+    assert_eq!(zip_entry(&body, TEXTURE), "stone 1");
+    assert!(zip_entry(&body, VSH).contains("SLICE_RECTS"), "our shader");
+    assert!(zip_entry(&body, "pack.mcmeta").contains("Ours + emoted"));
+
+    // A changed admin pack is read by the next reload (which changes the
+    // configuration) and offered again.
+    write_admin_zip(&admin, &[("pack.mcmeta", MCMETA), (TEXTURE, b"stone 2")]);
+    s.app.world.resource_mut::<Config>().set_changed();
+    s.app.update();
+    let second = s.server().current().expect("rebuilt");
+    assert_ne!(second.sha1_hex(), first.sha1_hex());
+    assert_eq!(s.offered_since().as_deref(), Some(second.sha1_hex()));
+    assert_eq!(zip_entry(second.bytes(), TEXTURE), "stone 2");
+
+    // One that cannot be read: emoted's pack alone, and the error kept.
+    std::fs::write(&admin, b"not a zip").expect("write");
+    s.app.world.resource_mut::<Config>().set_changed();
+    s.app.update();
+    let report = s.app.world.resource::<PackMergeReport>().clone();
+    let error = report.error.expect("an error");
+    assert!(
+        error.contains("admin.zip") && error.contains("not a zip"),
+        "{error}"
+    );
+    let alone = current_pack(&s.app.world.resource::<EmoteLibrary>().0, None)
+        .expect("builds")
+        .pack;
+    assert_eq!(s.server().current(), Some(alone));
+    let _ = std::fs::remove_dir_all(&dir);
 }
