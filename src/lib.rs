@@ -6,7 +6,9 @@
 //! valence glue: display entities, players, commands). [`anim`] and
 //! [`molang`] are the math and the expression language underneath; [`pack`]
 //! builds the resource pack that draws skin-bound parts with the player's
-//! own skin. None of `anim`, `molang`, `pack` or `playback` names valence.
+//! own skin; [`preview`] draws an Animation's poses as a PNG contact sheet
+//! (`emoted preview`). None of `anim`, `molang`, `pack`, `playback` or
+//! `preview` names valence.
 //!
 //! The server is a set of bevy plugins, [`EmotePlugins`], that any valence
 //! 1.20.1 app can add; `emoted serve` is one such app.
@@ -38,6 +40,7 @@ pub mod library;
 pub mod molang;
 pub mod pack;
 pub mod playback;
+pub mod preview;
 pub mod server;
 
 pub use server::EmotePlugins;

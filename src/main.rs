@@ -1,5 +1,5 @@
 //! The emoted command line: `serve` (the default), `check`, `sample`,
-//! `molang`, `pack` and `loadtest`.
+//! `preview`, `molang`, `pack` and `loadtest`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -45,6 +45,9 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
+    /// Draw an Animation at some ticks, from the front and the right side,
+    /// as a PNG contact sheet (one column per tick).
+    Preview(PreviewArgs),
     /// Write emoted's resource pack (skin parts drawn with the player's own
     /// skin) for the loaded emotes, merged with the admin's pack as the
     /// server serves it; prints its SHA-1 and path, and each path both
@@ -83,6 +86,33 @@ struct ServeArgs {
 }
 
 #[derive(clap::Args)]
+struct PreviewArgs {
+    /// The Animation file.
+    file: PathBuf,
+    /// Ticks after the start to draw, one column each (repeatable, at most
+    /// 16). Default: 0, 1/4, 1/2 and 3/4 of the duration. Ticks past the
+    /// end show the final pose, as in `sample`.
+    #[arg(long = "tick")]
+    ticks: Vec<u32>,
+    /// A skin PNG (64×64, or a legacy 64×32 one) for the skin-bound parts.
+    /// Default: emoted's own Steve-like stand-in.
+    #[arg(long, value_name = "PNG")]
+    skin: Option<PathBuf>,
+    /// Draw skin-bound arms slim (3 px wide).
+    #[arg(long)]
+    slim: bool,
+    /// Seed for Molang randomness.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// The side of each cell in pixels.
+    #[arg(long = "cell-size", value_name = "PX", default_value_t = emoted::preview::DEFAULT_CELL_PX)]
+    cell_px: u32,
+    /// Where to write the sheet.
+    #[arg(short = 'o', long = "output", value_name = "SHEET.png")]
+    output: PathBuf,
+}
+
+#[derive(clap::Args)]
 struct PackArgs {
     /// Where to write the zip.
     #[arg(short = 'o', long = "output", value_name = "FILE.zip")]
@@ -110,6 +140,7 @@ fn main() -> ExitCode {
         Some(Command::Check { paths, config }) => check(&paths, config.as_ref()),
         Some(Command::Serve(args)) => serve(args),
         Some(Command::Sample { file, ticks, seed }) => sample(&file, &ticks, seed),
+        Some(Command::Preview(args)) => preview(&args),
         Some(Command::Molang { expr, sets }) => molang(&expr, &sets),
         Some(Command::Pack(args)) => pack(&args),
         Some(Command::Loadtest(options)) => loadtest(options),
@@ -232,6 +263,28 @@ fn sample(path: &std::path::Path, ticks: &[u32], seed: u64) -> ExitCode {
         }
         Err(e) => {
             eprintln!("{}: playback would stop: {e}", path.display());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn preview(args: &PreviewArgs) -> ExitCode {
+    let options = emoted::preview::PreviewOptions {
+        ticks: args.ticks.clone(),
+        slim: args.slim,
+        seed: args.seed,
+        cell_px: args.cell_px,
+    };
+    match emoted::preview::write_sheet(&args.file, args.skin.as_deref(), &options, &args.output) {
+        Ok((width_px, height_px)) => {
+            eprintln!(
+                "emoted preview: wrote {} ({width_px}×{height_px} px)",
+                args.output.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
             ExitCode::FAILURE
         }
     }
