@@ -225,6 +225,50 @@ fn the_bow_bends_and_its_legs_stay() {
 }
 
 #[test]
+fn the_wave_moves_the_right_arm_and_the_rest_of_the_body_stays() {
+    let wave = emote("wave.json");
+    // Tick 12: the arm is up and the forearm mid-wave.
+    let ticks = [0, 12];
+    let image = sheet(&wave, &ticks, &[], "wave.png");
+    let options = PreviewOptions {
+        ticks: ticks.to_vec(),
+        ..PreviewOptions::default()
+    };
+    let preview = Preview::open(&wave, &options).expect("the wave previews");
+    assert_eq!(
+        (image.width_px(), image.height_px()),
+        preview.layout().size_px()
+    );
+    let motion = assert_moving_and_still(&preview, &image);
+    let moving: BTreeSet<&str> = motion
+        .moving
+        .iter()
+        .filter_map(|(n, _)| n.split(' ').next())
+        .collect();
+    // The right arm (and what it holds) moves; nothing else of the body.
+    for part in ["upper_arm_r", "forearm_r"] {
+        assert!(moving.contains(part), "{part} moves: {moving:?}");
+    }
+    for part in ["head", "torso", "arm_l", "leg_r", "leg_l"] {
+        assert!(!moving.contains(part), "{part} stays: {moving:?}");
+    }
+    for (name, share) in &motion.moving {
+        if name.starts_with("upper_arm_r") || name.starts_with("forearm_r") {
+            assert!(*share > 0.2, "{name}: only {share:.2} of its pixels changed");
+        }
+    }
+    for part in ["head Front", "torso Front", "arm_l Front", "leg_l Front"] {
+        let compared = motion
+            .still
+            .iter()
+            .find(|(n, _)| n == part)
+            .map(|(_, c)| *c)
+            .unwrap_or_else(|| panic!("{part} should stay: {:?}", motion.still));
+        assert!(compared > 100, "{part}: only {compared} pixels compared");
+    }
+}
+
+#[test]
 fn the_skin_given_is_the_skin_drawn() {
     // A skin of one colour: the head's pixels take it, shaded.
     let magenta = RgbaImage::new(64, 64, [250, 0, 250, 255]);
