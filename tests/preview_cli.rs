@@ -254,7 +254,10 @@ fn the_wave_moves_the_right_arm_and_the_rest_of_the_body_stays() {
     }
     for (name, share) in &motion.moving {
         if name.starts_with("upper_arm_r") || name.starts_with("forearm_r") {
-            assert!(*share > 0.2, "{name}: only {share:.2} of its pixels changed");
+            assert!(
+                *share > 0.2,
+                "{name}: only {share:.2} of its pixels changed"
+            );
         }
     }
     for part in ["head Front", "torso Front", "arm_l Front", "leg_l Front"] {

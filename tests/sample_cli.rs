@@ -74,7 +74,11 @@ fn wave_held_item_follows_the_turning_shoulder_and_elbow() {
     // Its x axis is Rz(−160°)·X at the model's scale 0.9375; its y axis,
     // turned 90° about X, points forward.
     let (s, c) = ((-160f64).to_radians().sin(), (-160f64).to_radians().cos());
-    assert_close(&m[0..3], &[0.9375 * c, 0.9375 * s, 0.0], "held_item x axis at 6t");
+    assert_close(
+        &m[0..3],
+        &[0.9375 * c, 0.9375 * s, 0.0],
+        "held_item x axis at 6t",
+    );
     assert_close(&m[4..7], &[0.0, 0.0, 0.9375], "held_item y axis at 6t");
     // The hand is raised above the shoulder.
     assert!(m[13] > 1.8, "{m:?}");
@@ -85,7 +89,11 @@ fn wave_held_item_follows_the_turning_shoulder_and_elbow() {
     let (a, b) = (-115.0 * e, -45.0 * e);
     let q = floats(&lines[1]["nodes"]["shoulder_r"]["rotation"]);
     let half_a = a.to_radians() / 2.0;
-    assert_close(&q, &[0.0, 0.0, half_a.sin(), half_a.cos()], "shoulder_r rotation at 3t");
+    assert_close(
+        &q,
+        &[0.0, 0.0, half_a.sin(), half_a.cos()],
+        "shoulder_r rotation at 3t",
+    );
     let m = floats(&lines[1]["nodes"]["held_item"]["matrix"]);
     assert_close(&m[12..15], &hand(a, b), "held_item origin at 3t");
     // The greeting text is hidden until its 4t visibility key.
