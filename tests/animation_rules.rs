@@ -14,6 +14,7 @@ use emoted::format::snbt::RUNTIME_OWNED_KEYS;
 use emoted::format::track::{Component, KeyValue, VisibilityValue};
 use emoted::format::{parse_emote_value, AnimationFile, EmoteFile};
 use serde_json::{json, Value};
+use valence::prelude::ItemKind;
 
 use common::rules::*;
 
@@ -442,6 +443,42 @@ fn invalid_cases() -> Vec<Case> {
             patch: |v| set(v, "/metadata/description", json!(["x"])),
             pointer: "/metadata/description",
             message: "must be a string",
+        },
+        Case {
+            name: "metadata icon not a string",
+            patch: |v| set(v, "/metadata/icon", json!(7)),
+            pointer: "/metadata/icon",
+            message: "must be an item id such as \"minecraft:stick\" or item SNBT",
+        },
+        Case {
+            name: "metadata icon empty",
+            patch: |v| set(v, "/metadata/icon", json!("  ")),
+            pointer: "/metadata/icon",
+            message: "not an empty string",
+        },
+        Case {
+            name: "metadata icon unknown item",
+            patch: |v| set(v, "/metadata/icon", json!("minecraft:wand_of_waving")),
+            pointer: "/metadata/icon",
+            message: "unknown item `minecraft:wand_of_waving`",
+        },
+        Case {
+            name: "metadata icon air",
+            patch: |v| set(v, "/metadata/icon", json!("air")),
+            pointer: "/metadata/icon",
+            message: "shows nothing",
+        },
+        Case {
+            name: "metadata icon bad SNBT",
+            patch: |v| {
+                set(
+                    v,
+                    "/metadata/icon",
+                    json!("{id:\"minecraft:stick\",count:500}"),
+                )
+            },
+            pointer: "/metadata/icon",
+            message: "metadata `icon`:",
         },
         // --- settings ----------------------------------------------------
         Case {
@@ -2454,6 +2491,35 @@ fn valid_variants() -> Vec<Valid<AnimationFile>> {
             name: "id in the emote namespace",
             patch: |v| set(v, "/id", json!("emote:idle_sky")),
             check: no_check,
+        },
+        Valid {
+            name: "metadata icon from an item id",
+            patch: |v| set(v, "/metadata/icon", json!("minecraft:golden_apple")),
+            check: |a| {
+                let icon = a.metadata.icon.as_ref().ok_or("an icon")?;
+                expect_eq("item", icon.item, ItemKind::GoldenApple)?;
+                expect_eq("not an extra", a.metadata.extra.get("icon"), None)
+            },
+        },
+        Valid {
+            name: "metadata icon from item SNBT",
+            patch: |v| {
+                set(
+                    v,
+                    "/metadata/icon",
+                    json!("{id:\"minecraft:player_head\",Count:1b,tag:{CustomModelData:7}}"),
+                )
+            },
+            check: |a| {
+                let icon = a.metadata.icon.as_ref().ok_or("an icon")?;
+                expect_eq("item", icon.item, ItemKind::PlayerHead)?;
+                expect_eq("a tag", icon.nbt.is_some(), true)
+            },
+        },
+        Valid {
+            name: "no metadata icon",
+            patch: |_| {},
+            check: |a| expect_eq("icon", a.metadata.icon.is_none(), true),
         },
         Valid {
             name: "metadata extras are kept",

@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
+use valence::prelude::{ItemKind, ItemStack};
 
 use super::event::{read_events, Events, NodeRef};
 use super::ident::EmoteId;
@@ -12,6 +13,7 @@ use super::node::{
 use super::problem::{field, JsonPointer, Problems, Root};
 use super::read::{self, Obj};
 use super::settings::{read_animation_settings, AnimationSettings, PlaybackMode};
+use super::snbt;
 use super::track::{molang_string, read_vector_track, read_visibility_track, NodeTracks};
 use super::{MAX_TIMELINE_TICKS, SCHEMA_VERSION};
 
@@ -22,8 +24,69 @@ pub struct Metadata {
     pub name: String,
     /// Shown to players.
     pub description: String,
+    /// `icon`: the item the emote wheel shows for it, from an item id
+    /// (`"minecraft:stick"`, or `"stick"`) or item SNBT
+    /// (`"{id:\"minecraft:player_head\",tag:{...}}"`, the rules of
+    /// `item_stack_snbt`). `None`: the wheel's default for the emote's kind.
+    pub icon: Option<ItemStack>,
     /// Any other fields (author, license...), kept as written.
     pub extra: Map<String, Value>,
+}
+
+/// The message for an `icon` that is neither an item id nor item SNBT.
+const ICON_RULE: &str = "metadata `icon` must be an item id such as \"minecraft:stick\" or item \
+     SNBT such as {id:\"minecraft:stick\"}";
+
+/// Reads `metadata.icon` (see [`Metadata::icon`]).
+fn read_icon(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<ItemStack> {
+    let Some(text) = value.as_str() else {
+        problems.error(
+            pointer,
+            format!("{ICON_RULE}, not {}", read::kind_of(value)),
+        );
+        return None;
+    };
+    let text = text.trim();
+    if text.starts_with('{') {
+        return match snbt::item_stack(text) {
+            Ok((stack, warnings)) => {
+                for warning in warnings {
+                    problems.warning(pointer, warning);
+                }
+                Some(stack)
+            }
+            Err(e) => {
+                problems.error(pointer, format!("metadata `icon`: {e}"));
+                None
+            }
+        };
+    }
+    let name = text.strip_prefix("minecraft:").unwrap_or(text);
+    match ItemKind::from_str(name) {
+        Some(ItemKind::Air) => {
+            problems.error(
+                pointer,
+                "metadata `icon` `minecraft:air` shows nothing; use a real item",
+            );
+            None
+        }
+        Some(kind) => Some(ItemStack::new(kind, 1, None)),
+        None if text.is_empty() => {
+            problems.error(pointer, format!("{ICON_RULE}, not an empty string"));
+            None
+        }
+        None => {
+            problems.error(
+                pointer,
+                format!("metadata `icon`: unknown item `{text}`: not an item of Minecraft 1.20.1"),
+            );
+            None
+        }
+    }
 }
 
 /// Root Molang programs.
@@ -145,8 +208,11 @@ pub(crate) fn read_metadata(obj: &mut Obj<'_>, problems: &mut Problems) -> Metad
             metadata.description = d.to_owned();
         }
     }
+    if let Some((v, ip)) = m.opt("icon") {
+        metadata.icon = read_icon(v, &ip, problems);
+    }
     for (k, v) in m.entries() {
-        if k != "name" && k != "description" {
+        if k != "name" && k != "description" && k != "icon" {
             metadata.extra.insert(k.clone(), v.clone());
         }
     }
