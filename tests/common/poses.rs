@@ -141,3 +141,29 @@ pub fn display_updates(run: &BotRun, entity_id: i32) -> Vec<(Mat4, Vec3)> {
     }
     out
 }
+
+/// The node's own matrix behind what a client draws for a skin-bound head:
+/// the server turns such a head half a turn about its Y axis, applied
+/// first (`face_the_rig` in `src/server/emote/active.rs`), and a half turn
+/// is its own inverse.
+pub fn unturned_head(matrix: &Mat4) -> Mat4 {
+    *matrix * Mat4::from_rotation_y(std::f32::consts::PI)
+}
+
+/// [`display_updates`] of a display, with a skin-bound head's half turn
+/// undone ([`unturned_head`]) when the display shows a `player_head`.
+pub fn node_updates(run: &BotRun, entity_id: i32) -> Vec<(Mat4, Vec3)> {
+    let head = run
+        .merged_fields(entity_id)
+        .get("item")
+        .and_then(|item| item.get("id"))
+        .is_some_and(|id| id == "minecraft:player_head");
+    let updates = display_updates(run, entity_id);
+    if !head {
+        return updates;
+    }
+    updates
+        .into_iter()
+        .map(|(matrix, scale)| (unturned_head(&matrix), scale))
+        .collect()
+}
