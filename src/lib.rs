@@ -7,8 +7,9 @@
 //! [`molang`] are the math and the expression language underneath; [`pack`]
 //! builds the resource pack that draws skin-bound parts with the player's
 //! own skin; [`preview`] draws an Animation's poses as a PNG contact sheet
-//! (`emoted preview`). None of `anim`, `molang`, `pack`, `playback` or
-//! `preview` names valence.
+//! (`emoted preview`); [`store`] keeps per-player state (favourites, the
+//! wheel order) in SQLite across restarts. None of `anim`, `molang`,
+//! `pack`, `playback`, `preview` or `store` names valence.
 //!
 //! The server is a set of bevy plugins, [`EmotePlugins`], that any valence
 //! 1.20.1 app can add; `emoted serve` is one such app.
@@ -42,5 +43,6 @@ pub mod pack;
 pub mod playback;
 pub mod preview;
 pub mod server;
+pub mod store;
 
 pub use server::EmotePlugins;
