@@ -9,6 +9,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use emoted::anim::DisplayTransform;
 use emoted::format::EmoteId;
 use emoted::pack::ids::CUSTOM_MODEL_DATA_BASE;
 use emoted::server::cull::DisplayCells;
@@ -20,8 +21,9 @@ use emoted::server::loadtest::{headless_app_serving_pack, join_counting_client};
 use emoted::server::resource_pack::PackStatus;
 use emoted::server::resource_pack::ServedPack;
 use emoted::server::runtime::NetworkRuntime;
-use valence::entity::display::Translation;
+use valence::entity::display::{LeftRotation, RightRotation, Scale, Translation};
 use valence::entity::item_display::Item;
+use valence::math::Quat;
 use valence::nbt::Value;
 use valence::prelude::*;
 
@@ -42,6 +44,31 @@ fn displays(app: &mut App) -> Vec<(DisplayAudience, Option<ItemStack>, Vec3, Ent
                 item.map(|i| i.0.clone()),
                 translation.0,
                 layer.0,
+            )
+        })
+        .collect()
+}
+
+/// Every live emote display's audience and transformation.
+fn transforms(app: &mut App) -> Vec<(DisplayAudience, DisplayTransform)> {
+    app.world
+        .query_filtered::<(
+            Option<&DisplayAudience>,
+            &Translation,
+            &LeftRotation,
+            &Scale,
+            &RightRotation,
+        ), (With<EmoteDisplay>, Without<Despawned>)>()
+        .iter(&app.world)
+        .map(|(audience, translation, left, scale, right)| {
+            (
+                audience.copied().unwrap_or_default(),
+                DisplayTransform {
+                    translation: translation.0,
+                    left_rotation: left.0,
+                    scale: scale.0,
+                    right_rotation: right.0,
+                },
             )
         })
         .collect()
@@ -114,7 +141,31 @@ fn a_viewer_that_loads_the_pack_mid_playback_gets_the_parts_and_the_others_keep_
 
     // The watcher's client loads the pack.
     *app.world.get_mut::<PackStatus>(watcher).expect("offered") = PackStatus::Loaded;
-    for _ in 0..3 {
+    app.update();
+    // The twins start from their node's pose: each is a fallback head's
+    // pose without the head's half turn (the twin's model turns the skull).
+    let poses = transforms(&mut app);
+    let started: Vec<_> = poses
+        .iter()
+        .filter(|(audience, _)| *audience == DisplayAudience::WithPack)
+        .collect();
+    assert_eq!(started.len(), heads, "one twin per skin-bound node");
+    let half_turn = Quat::from_rotation_y(std::f32::consts::PI);
+    for (_, twin) in &started {
+        let head_pose = DisplayTransform {
+            right_rotation: twin.right_rotation * half_turn,
+            ..*twin
+        }
+        .to_matrix();
+        assert!(
+            poses.iter().any(|(audience, head)| {
+                *audience == DisplayAudience::WithoutPack
+                    && head.to_matrix().abs_diff_eq(head_pose, 1e-4)
+            }),
+            "a twin {twin:?} whose node no head shows turned: {poses:?}"
+        );
+    }
+    for _ in 0..2 {
         app.update();
     }
     let after = displays(&mut app);

@@ -7,8 +7,9 @@
 //! head (its twin, a [`PackTwin`]). Twins are added by [`add_pack_twins`]
 //! once a pack is served **and** some player has loaded it: a server where
 //! nobody has the pack (or a load test) pays nothing for them. A twin
-//! starts from its fallback's current transformation and then gets every
-//! update the fallback gets, moved down by its slice's offset
+//! starts from its node's pose as last sent (not its fallback's, which is
+//! turned to face the rig: the twin's model turns the skull itself) and
+//! then gets every update of the node, moved down by its slice's offset
 //! ([`super::send::write_updates`]); [`super::displays::dress_skins`]
 //! gives it its head and slice. From then on the fallback is for viewers
 //! without the pack only ([`DisplayAudience::WithoutPack`]), and the culling
@@ -24,19 +25,8 @@ use crate::server::events::DisplayAudience;
 use crate::server::resource_pack::PackStatus;
 use crate::server::skin::PackSlices;
 
-/// What a twin copies of its fallback.
-type FallbackQuery<'w, 's> = Query<
-    'w,
-    's,
-    (
-        &'static Position,
-        &'static EntityLayerId,
-        &'static Translation,
-        &'static LeftRotation,
-        &'static Scale,
-        &'static RightRotation,
-    ),
->;
+/// Where a twin goes: its fallback's place and layer.
+type FallbackQuery<'w, 's> = Query<'w, 's, (&'static Position, &'static EntityLayerId)>;
 
 /// Gives every playback with skin-bound nodes its twins, once a pack is
 /// served and a player has loaded it (see the module docs). A playback
@@ -67,8 +57,7 @@ pub(super) fn add_pack_twins(
             let Some(Some(fallback)) = playback.displays.get(skin.union).copied() else {
                 continue;
             };
-            let Ok((position, layer, translation, left, scale, right)) = fallbacks.get(fallback)
-            else {
+            let Ok((position, layer)) = fallbacks.get(fallback) else {
                 continue;
             };
             let Some(kind) = playback.state.union.kinds.get(skin.union) else {
@@ -84,13 +73,17 @@ pub(super) fn add_pack_twins(
             ) else {
                 continue;
             };
-            commands.entity(entity).insert((
-                Translation(translation.0),
-                LeftRotation(left.0),
-                Scale(scale.0),
-                RightRotation(right.0),
-                InterpolationDuration(0),
-            ));
+            // The node's pose as last sent (this tick's updates are in):
+            // a node never sent yet stays at scale 0 until its first update.
+            if let Some(Some(pose)) = playback.state.last_sent.get(skin.union) {
+                commands.entity(entity).insert((
+                    Translation(pose.translation),
+                    LeftRotation(pose.left_rotation),
+                    Scale(pose.scale),
+                    RightRotation(pose.right_rotation),
+                    InterpolationDuration(0),
+                ));
+            }
             commands
                 .entity(fallback)
                 .insert(DisplayAudience::WithoutPack);
