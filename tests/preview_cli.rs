@@ -97,6 +97,27 @@ struct Motion {
     still: Vec<(String, usize)>,
 }
 
+impl Motion {
+    /// The share of changed pixels around moving node `name` ("id View").
+    fn share(&self, name: &str) -> f64 {
+        self.moving
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, s)| *s)
+            .unwrap_or_else(|| panic!("{name} should move: {:?}", self.moving))
+    }
+
+    /// How many unchanged pixels of still node `name` ("id View") were
+    /// compared.
+    fn compared(&self, name: &str) -> usize {
+        self.still
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| *c)
+            .unwrap_or_else(|| panic!("{name} should stay: {:?}", self.still))
+    }
+}
+
 /// Checks that between columns 0 and 1 of `image` (drawn from `preview`)
 /// the still nodes keep every pixel that no moving node can cover, in both
 /// views; returns what moved and how much.
@@ -191,33 +212,17 @@ fn the_bow_bends_and_its_legs_stay() {
     assert_eq!(preview.layout().column_count(), 2);
 
     let motion = assert_moving_and_still(&preview, &image);
-    let share = |name: &str| {
-        motion
-            .moving
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, s)| *s)
-            .unwrap_or_else(|| panic!("{name} should move: {:?}", motion.moving))
-    };
     for name in [
         "head Front",
         "head Side",
         "torso_upper Front",
         "torso_upper Side",
     ] {
-        assert!(
-            share(name) > 0.3,
-            "{name}: only {:.2} of its pixels changed",
-            share(name)
-        );
+        let share = motion.share(name);
+        assert!(share > 0.3, "{name}: only {share:.2} of its pixels changed");
     }
     for name in ["leg_r Front", "leg_l Front", "leg_r Side"] {
-        let compared = motion
-            .still
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, c)| *c)
-            .unwrap_or_else(|| panic!("{name} should stay: {:?}", motion.still));
+        let compared = motion.compared(name);
         // The leg's own pixels, not just background: the lower legs are
         // out of every moving part's reach.
         assert!(compared > 150, "{name}: only {compared} pixels compared");
@@ -261,12 +266,7 @@ fn the_wave_moves_the_right_arm_and_the_rest_of_the_body_stays() {
         }
     }
     for part in ["head Front", "torso Front", "arm_l Front", "leg_l Front"] {
-        let compared = motion
-            .still
-            .iter()
-            .find(|(n, _)| n == part)
-            .map(|(_, c)| *c)
-            .unwrap_or_else(|| panic!("{part} should stay: {:?}", motion.still));
+        let compared = motion.compared(part);
         assert!(compared > 100, "{part}: only {compared} pixels compared");
     }
 }

@@ -20,7 +20,6 @@ use emoted::server::events::{
 use emoted::server::loadtest::{headless_app_serving_pack, join_counting_client};
 use emoted::server::resource_pack::PackStatus;
 use emoted::server::resource_pack::ServedPack;
-use emoted::server::runtime::NetworkRuntime;
 use valence::entity::display::{LeftRotation, RightRotation, Scale, Translation};
 use valence::entity::item_display::Item;
 use valence::math::Quat;
@@ -97,12 +96,10 @@ fn a_viewer_that_loads_the_pack_mid_playback_gets_the_parts_and_the_others_keep_
         env!("CARGO_MANIFEST_DIR"),
         "/emotes"
     ))];
-    let runtime = NetworkRuntime::new("skin-twins-test").expect("a runtime");
     let mut app = headless_app_serving_pack(
         &roots,
         DisplayUpdatePolicy::Scheduled,
         ServedPack::new(vec![0u8; 1024]),
-        runtime,
     );
     let (bower, _) = join_counting_client(&mut app, 0);
     let (watcher, _) = join_counting_client(&mut app, 1);

@@ -3,12 +3,12 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
-use valence::prelude::{ItemKind, ItemStack};
+use valence::prelude::ItemStack;
 
 use super::event::{read_events, Events, NodeRef};
 use super::ident::EmoteId;
 use super::node::{
-    read_node, Attachment, ItemContent, Node, NodeKind, Participant, RawNode, Space,
+    read_node, record_snbt, Attachment, ItemContent, Node, NodeKind, Participant, RawNode, Space,
 };
 use super::problem::{field, JsonPointer, Problems, Root};
 use super::read::{self, Obj};
@@ -37,7 +37,8 @@ pub struct Metadata {
 const ICON_RULE: &str = "metadata `icon` must be an item id such as \"minecraft:stick\" or item \
      SNBT such as {id:\"minecraft:stick\"}";
 
-/// Reads `metadata.icon` (see [`Metadata::icon`]).
+/// Reads `metadata.icon` (see [`Metadata::icon`]): item SNBT by the rules
+/// of `item_stack_snbt`, or an item id by the same rules as its `id`.
 fn read_icon(
     value: &Value,
     pointer: &dyn JsonPointer,
@@ -51,42 +52,20 @@ fn read_icon(
         return None;
     };
     let text = text.trim();
-    if text.starts_with('{') {
-        return match snbt::item_stack(text) {
-            Ok((stack, warnings)) => {
-                for warning in warnings {
-                    problems.warning(pointer, warning);
-                }
-                Some(stack)
-            }
-            Err(e) => {
-                problems.error(pointer, format!("metadata `icon`: {e}"));
-                None
-            }
-        };
+    if text.is_empty() {
+        problems.error(pointer, format!("{ICON_RULE}, not an empty string"));
+        return None;
     }
-    let name = text.strip_prefix("minecraft:").unwrap_or(text);
-    match ItemKind::from_str(name) {
-        Some(ItemKind::Air) => {
-            problems.error(
-                pointer,
-                "metadata `icon` `minecraft:air` shows nothing; use a real item",
-            );
-            None
-        }
-        Some(kind) => Some(ItemStack::new(kind, 1, None)),
-        None if text.is_empty() => {
-            problems.error(pointer, format!("{ICON_RULE}, not an empty string"));
-            None
-        }
-        None => {
-            problems.error(
-                pointer,
-                format!("metadata `icon`: unknown item `{text}`: not an item of Minecraft 1.20.1"),
-            );
-            None
-        }
-    }
+    let read = if text.starts_with('{') {
+        snbt::item_stack(text)
+    } else {
+        snbt::item_kind(text).map(|kind| (ItemStack::new(kind, 1, None), Vec::new()))
+    };
+    record_snbt(
+        read.map_err(|e| format!("metadata `icon`: {e}")),
+        pointer,
+        problems,
+    )
 }
 
 /// Root Molang programs.

@@ -503,7 +503,7 @@ pub(crate) fn read_text(
 }
 
 /// Records the warnings of a successful SNBT parse, or its error, at `pointer`.
-fn record_snbt<T>(
+pub(super) fn record_snbt<T>(
     parsed: SnbtResult<T>,
     pointer: &dyn JsonPointer,
     problems: &mut Problems,

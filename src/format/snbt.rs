@@ -65,6 +65,20 @@ fn as_bool(value: &Value) -> Option<bool> {
     }
 }
 
+/// The 1.20.1 item an item id names (`minecraft:stick` or `stick`); air
+/// is refused, since it shows nothing.
+pub fn item_kind(name: &str) -> Result<ItemKind, String> {
+    match strip_minecraft(name).and_then(ItemKind::from_str) {
+        Some(ItemKind::Air) => {
+            Err("item `minecraft:air` shows nothing; use a real item".to_owned())
+        }
+        Some(kind) => Ok(kind),
+        None => Err(format!(
+            "unknown item `{name}`: not an item of Minecraft 1.20.1"
+        )),
+    }
+}
+
 /// Reads `item_stack_snbt` into the stack a 1.20.1 client is sent.
 ///
 /// Refused: SNBT that does not parse, a missing or unknown `id` (1.20.1 items
@@ -83,14 +97,7 @@ pub fn item_stack(text: &str) -> SnbtResult<ItemStack> {
                 let Value::String(name) = value else {
                     return Err("item `id` must be a string such as \"minecraft:stick\"".to_owned());
                 };
-                let found = strip_minecraft(name).and_then(ItemKind::from_str);
-                match found {
-                    Some(ItemKind::Air) => {
-                        return Err("item `minecraft:air` shows nothing; use a real item".to_owned())
-                    }
-                    Some(k) => kind = Some(k),
-                    None => return Err(format!("unknown item `{name}`: not an item of Minecraft 1.20.1")),
-                }
+                kind = Some(item_kind(name)?);
             }
             "count" | "Count" => {
                 if compound.contains_key("count") && compound.contains_key("Count") {

@@ -417,6 +417,16 @@ impl InFlight {
     pub fn remaining_ticks(&self, now: i64) -> i64 {
         (i64::from(self.duration_ticks) - (now - self.sent_tick)).max(0)
     }
+
+    /// The same update as a display that draws `draw(t)` for a node pose
+    /// `t` received it (both ends changed, the timing kept).
+    pub fn map(self, draw: impl Fn(&DisplayTransform) -> DisplayTransform) -> InFlight {
+        InFlight {
+            from: draw(&self.from),
+            to: draw(&self.to),
+            ..self
+        }
+    }
 }
 
 /// The server's wall-clock tick, `unix_ms / 50` (DESIGN.md, `server_sync`).

@@ -245,14 +245,7 @@ impl ActiveEmote {
     pub fn in_flight_of(&self, display: Entity) -> Option<InFlight> {
         if let Some(union) = self.displays.iter().position(|d| *d == Some(display)) {
             let flight = self.state.in_flight.get(union).copied().flatten()?;
-            if !self.skin_bound.get(union).copied().unwrap_or(false) {
-                return Some(flight);
-            }
-            return Some(InFlight {
-                from: face_the_rig(&flight.from),
-                to: face_the_rig(&flight.to),
-                ..flight
-            });
+            return Some(flight.map(|t| self.drawn_by_node_display(union, t)));
         }
         let (union, twin) = self
             .pack_twins
@@ -262,11 +255,23 @@ impl ActiveEmote {
                 Some((union, (*twin)?)).filter(|(_, t)| t.entity == display)
             })?;
         let flight = self.state.in_flight.get(union).copied().flatten()?;
-        Some(InFlight {
-            from: twin.offset(&flight.from),
-            to: twin.offset(&flight.to),
-            ..flight
-        })
+        Some(flight.map(|t| twin.offset(t)))
+    }
+
+    /// What node `union`'s own display (the head, for a skin-bound node)
+    /// is sent for the node's pose `transform`: the pose, turned to face
+    /// the rig for a skin-bound head ([`face_the_rig`]). Its pack-drawn
+    /// twin is sent [`PackTwin::offset`] instead.
+    pub(super) fn drawn_by_node_display(
+        &self,
+        union: usize,
+        transform: &DisplayTransform,
+    ) -> DisplayTransform {
+        if self.skin_bound.get(union).copied().unwrap_or(false) {
+            face_the_rig(transform)
+        } else {
+            *transform
+        }
     }
 
     /// The validated file this playback started from.

@@ -27,7 +27,7 @@ use crate::pack::models::SLICE_DISPLAY_MODE;
 use crate::pack::profile::SkinProfile;
 use crate::pack::skin_uv::Slice;
 use crate::server::events::{DisplayAudience, EmoteDisplay};
-use crate::server::skin::{PackSlices, PlayerSkin};
+use crate::server::skin::{skin_of, PackSlices, PlayerSkin};
 
 /// How a display entity is drawn: as the file says, or as the pack-drawn
 /// part of a skin-bound node.
@@ -223,6 +223,7 @@ pub(super) fn dress_skins(
         Option<&valence::client::Properties>,
     )>,
     slices: Option<Res<PackSlices>>,
+    config: Res<crate::server::config::Config>,
     mut items: Query<&mut valence::entity::item_display::Item>,
     mut translations: Query<&mut Translation>,
 ) {
@@ -247,13 +248,18 @@ pub(super) fn dress_skins(
             let Some((name, uuid, worn, properties)) = who.and_then(|w| players.get(w).ok()) else {
                 continue;
             };
+            // A host app without `SkinPlugin` gets the skin it would give.
+            let resolved;
             let profile = match worn {
-                Some(worn) => worn.0.clone(),
-                None => SkinProfile::resolve(uuid.0, login_textures(properties), None),
+                Some(worn) => &worn.0,
+                None => {
+                    resolved = skin_of(uuid.0, properties, &config.skins);
+                    &resolved
+                }
             };
             if let Some(Some(entity)) = playback.displays.get(skin.union).copied() {
                 match items.get_mut(entity) {
-                    Ok(mut item) => item.0 = player_head(&name.0, uuid.0, &profile, None),
+                    Ok(mut item) => item.0 = player_head(&name.0, uuid.0, profile, None),
                     Err(_) => complete = false,
                 }
             }
@@ -278,7 +284,7 @@ pub(super) fn dress_skins(
                 complete = false;
                 continue;
             };
-            item.0 = player_head(&name.0, uuid.0, &profile, Some(id.custom_model_data()));
+            item.0 = player_head(&name.0, uuid.0, profile, Some(id.custom_model_data()));
             let offset_blocks = id.offset_blocks();
             if offset_blocks != twin.offset_blocks {
                 if let Ok(mut translation) = translations.get_mut(twin.entity) {
@@ -291,15 +297,6 @@ pub(super) fn dress_skins(
             playback.skins_dressed = Some((initiator, partner));
         }
     }
-}
-
-/// The textures property a login brought (value and signature).
-fn login_textures(
-    properties: Option<&valence::client::Properties>,
-) -> Option<(&str, Option<&str>)> {
-    properties
-        .and_then(|p| p.textures())
-        .map(|t| (t.value.as_str(), t.signature.as_deref()))
 }
 
 /// A `player_head` stack wearing `profile` (1.20.1 `SkullOwner`), with

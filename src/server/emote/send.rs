@@ -57,17 +57,8 @@ pub(super) fn write_updates(
 ) {
     for update in updates.drain(..) {
         if let Some(Some(entity)) = playback.displays.get(update.union).copied() {
-            if playback
-                .skin_bound
-                .get(update.union)
-                .copied()
-                .unwrap_or(false)
-            {
-                let turned = face_the_rig(&update.transform);
-                write_transform(displays, entity, &turned, update.duration_ticks);
-            } else {
-                write_transform(displays, entity, &update.transform, update.duration_ticks);
-            }
+            let drawn = playback.drawn_by_node_display(update.union, &update.transform);
+            write_transform(displays, entity, &drawn, update.duration_ticks);
         }
         if let Some(Some(twin)) = playback.pack_twins.get(update.union) {
             let moved = twin.offset(&update.transform);

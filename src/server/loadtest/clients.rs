@@ -22,7 +22,6 @@ use crate::server::config::Config;
 use crate::server::emote::{DisplayUpdatePolicy, SimulatedWallClock};
 use crate::server::emote_library::EmoteFolders;
 use crate::server::resource_pack::{ResourcePackPlugin, ServedPack, ServedPackOverride};
-use crate::server::runtime::NetworkRuntime;
 
 /// The compression threshold of a real connection (valence's default).
 const COMPRESSION_THRESHOLD: u32 = 256;
@@ -37,26 +36,24 @@ pub fn headless_app(emote_roots: &[PathBuf], policy: DisplayUpdatePolicy) -> App
 }
 
 /// [`headless_app`] with the resource pack served as `emoted serve` serves
-/// it: the real [`ResourcePackPlugin`], its HTTP server on `runtime` (give
-/// it [`NetworkRuntime::new`], the runtime `emoted serve` makes for valence
-/// and the pack), listening on `127.0.0.1` on a free port and serving `pack`
-/// ([`ServedPackOverride`]). Clients that join are offered it, and never
-/// answer. The
+/// it: the real [`ResourcePackPlugin`], its HTTP server on the runtime of
+/// its own it makes, listening on `127.0.0.1` on a free port and serving
+/// `pack` ([`ServedPackOverride`]). Clients that join are offered it, and
+/// never answer. The
 /// [`PackServer`](crate::server::resource_pack::PackServer) resource says
 /// where it listens; it is missing when the server could not bind (logged).
 pub fn headless_app_serving_pack(
     emote_roots: &[PathBuf],
     policy: DisplayUpdatePolicy,
     pack: ServedPack,
-    runtime: NetworkRuntime,
 ) -> App {
-    build_headless_app(emote_roots, policy, Some((pack, runtime)))
+    build_headless_app(emote_roots, policy, Some(pack))
 }
 
 fn build_headless_app(
     emote_roots: &[PathBuf],
     policy: DisplayUpdatePolicy,
-    serve: Option<(ServedPack, NetworkRuntime)>,
+    serve: Option<ServedPack>,
 ) -> App {
     let mut app = App::new();
     let mut plugins = EmotePlugins
@@ -65,13 +62,12 @@ fn build_headless_app(
         .disable::<crate::server::tick_stats::TickStatsPlugin>();
     match serve {
         None => plugins = plugins.disable::<ResourcePackPlugin>(),
-        Some((pack, runtime)) => {
+        Some(pack) => {
             // The plugin reads `enabled` and `listen` when it is added.
             let mut config = Config::default();
             config.resource_pack.enabled = true;
             config.resource_pack.listen = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
             app.insert_resource(config)
-                .insert_resource(runtime)
                 .insert_resource(ServedPackOverride(pack));
         }
     }

@@ -67,7 +67,6 @@ use crate::server::events::{EmoteDisplay, PlayEmoteRequest};
 use crate::server::resource_pack::http::MAX_CONNECTIONS;
 use crate::server::resource_pack::url::pack_path;
 use crate::server::resource_pack::PackServer;
-use crate::server::runtime::NetworkRuntime;
 
 /// Ticks over which the playbacks start, before measuring.
 pub const WARMUP_TICKS: u32 = 60;
@@ -308,13 +307,9 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         DisplayUpdatePolicy::Scheduled
     };
     let mut app = if serve_pack {
-        let runtime =
-            NetworkRuntime::new("emoted-network").map_err(|e| LoadtestError::PackDownloads {
-                reason: format!("no runtime for the pack server: {e}"),
-            })?;
         // The range was checked above: at most 256 MiB.
         let pack = sized_pack(options.pack_bytes as usize);
-        headless_app_serving_pack(roots, policy, pack, runtime)
+        headless_app_serving_pack(roots, policy, pack)
     } else {
         headless_app(roots, policy)
     };

@@ -358,7 +358,7 @@ fn refresh_pack(
         }
     }
     server.slot.set(pack.clone());
-    commands.insert_resource(PackSlices::new(table, pack.sha1_hex()));
+    commands.insert_resource(PackSlices::new(table));
     for (mut client, name, mut status, mut offered) in &mut players {
         if *status == PackStatus::Declined || offered.sha1_hex == pack.sha1_hex() {
             continue;

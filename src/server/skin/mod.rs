@@ -9,13 +9,12 @@
 //! UUID) are [`crate::pack::profile`]'s; this module only feeds them the
 //! login's properties, the UUID and `[skins]`.
 
-use std::sync::Arc;
-
+use valence::client::Properties;
 use valence::prelude::*;
 
 use crate::pack::ids::SliceTable;
 use crate::pack::profile::{SkinProfile, SkinSource};
-use crate::server::config::Config;
+use crate::server::config::{Config, SkinsSection};
 
 /// Gives every player who joins a [`PlayerSkin`].
 pub struct SkinPlugin;
@@ -31,58 +30,46 @@ impl Plugin for SkinPlugin {
 #[derive(Component, Clone, Debug, PartialEq, Eq)]
 pub struct PlayerSkin(pub SkinProfile);
 
-/// The slices of the pack served now, by id, and the pack's SHA-1: a
-/// skin-bound display shows slice k to the viewers who loaded that pack.
-/// Absent while no pack is served (`resource_pack.enabled = false`): then
-/// every viewer sees heads.
+/// The slices of the pack served now, by id: a skin-bound display shows
+/// slice k to the viewers who loaded that pack. Absent while no pack is
+/// served (`resource_pack.enabled = false`): then every viewer sees heads.
 #[derive(Resource, Clone, Debug)]
 pub struct PackSlices {
-    table: Arc<SliceTable>,
-    sha1_hex: String,
+    table: SliceTable,
 }
 
 impl PackSlices {
-    /// The slices of the pack whose SHA-1 is `sha1_hex`.
-    pub fn new(table: SliceTable, sha1_hex: &str) -> PackSlices {
-        PackSlices {
-            table: Arc::new(table),
-            sha1_hex: sha1_hex.to_owned(),
-        }
+    /// The slices of the pack served now.
+    pub fn new(table: SliceTable) -> PackSlices {
+        PackSlices { table }
     }
 
     /// The table.
     pub fn table(&self) -> &SliceTable {
         &self.table
     }
+}
 
-    /// The SHA-1 of the pack that draws them.
-    pub fn sha1_hex(&self) -> &str {
-        &self.sha1_hex
-    }
+/// The skin a player with this UUID and these login properties wears, as
+/// [`SkinProfile::resolve`] decides with `[skins]`: what [`SkinPlugin`]
+/// gives each player at join.
+pub fn skin_of(uuid: Uuid, properties: Option<&Properties>, skins: &SkinsSection) -> SkinProfile {
+    let textures = properties
+        .and_then(|p| p.textures())
+        .map(|t| (t.value.as_str(), t.signature.as_deref()));
+    SkinProfile::resolve(uuid, textures, skins.configured().as_ref())
 }
 
 fn resolve_joined_skins(
     mut commands: Commands,
     config: Res<Config>,
-    joined: Query<
-        (
-            Entity,
-            &Username,
-            &UniqueId,
-            Option<&valence::client::Properties>,
-        ),
-        Added<Client>,
-    >,
+    joined: Query<(Entity, &Username, &UniqueId, Option<&Properties>), Added<Client>>,
 ) {
     if joined.is_empty() {
         return;
     }
-    let configured = config.skins.configured();
     for (player, name, uuid, properties) in &joined {
-        let textures = properties
-            .and_then(|p| p.textures())
-            .map(|t| (t.value.as_str(), t.signature.as_deref()));
-        let profile = SkinProfile::resolve(uuid.0, textures, configured.as_ref());
+        let profile = skin_of(uuid.0, properties, &config.skins);
         match profile.source {
             SkinSource::Login => {}
             SkinSource::Configured => {
