@@ -83,6 +83,10 @@ struct ServeArgs {
     /// `resource_pack.listen` (port 0 picks a free port).
     #[arg(long = "resource-pack-listen", value_name = "ADDRESS")]
     resource_pack_listen: Option<SocketAddr>,
+    /// The folder of the per-player store (`players.sqlite3`), overriding
+    /// `storage.data_folder`.
+    #[arg(long = "data-folder", value_name = "FOLDER")]
+    data_folder: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -465,6 +469,9 @@ fn serve(args: ServeArgs) -> ExitCode {
     }
     if let Some(listen) = args.resource_pack_listen {
         config.resource_pack.listen = listen;
+    }
+    if let Some(folder) = args.data_folder {
+        config.storage.data_folder = folder;
     }
     let warnings = config.startup_warnings();
     // One tokio runtime for every network task: valence's listener, the

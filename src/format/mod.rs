@@ -55,6 +55,15 @@ pub enum EmoteFile {
 }
 
 impl EmoteFile {
+    /// True when players may pick the emote themselves: an Animation's
+    /// `settings.standalone`; Sequences always.
+    pub fn is_standalone(&self) -> bool {
+        match self {
+            EmoteFile::Animation(a) => a.settings.standalone,
+            EmoteFile::Sequence(_) => true,
+        }
+    }
+
     /// The emote id.
     pub fn id(&self) -> &EmoteId {
         match self {

@@ -12,7 +12,8 @@ use bevy_app::PluginGroupBuilder;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
 use crate::server::{
-    combat, commands, cull, dispatch, emote, reload, resource_pack, skin, tick_stats, world,
+    combat, commands, cull, dispatch, emote, reload, resource_pack, skin, storage, tick_stats,
+    wheel, world,
 };
 
 /// Every feature of emoted, each its own plugin, in this order:
@@ -30,6 +31,8 @@ use crate::server::{
 /// | [`reload::EmoteReloadPlugin`] | `/emote reload` and the file watcher | `Startup`, `Update` |
 /// | [`resource_pack::ResourcePackPlugin`] | the resource pack: its HTTP server, the offer at join, each player's answer | `PostStartup`, `Update`, `PostUpdate` (before valence flushes packets) |
 /// | [`skin::SkinPlugin`] | each player's [`skin::PlayerSkin`] at join: their textures, slim or not, or their default skin | `PreUpdate` |
+/// | [`storage::StoragePlugin`] | the per-player store (`[storage]`), each player's favourites and wheel order at join | `PreStartup`, `PreUpdate` |
+/// | [`wheel::EmoteWheelPlugin`] | the emote wheel: `/emote`, sneak + F, its clicks | `Update`, around `EmotePlaybackSet` |
 /// | [`tick_stats::TickStatsPlugin`] | a tick-rate line in the log every 200 ticks | `First`, `Last` |
 ///
 /// Insert [`Config`] (and [`EmoteFolders`](crate::server::emote_library::EmoteFolders))
@@ -51,6 +54,8 @@ impl PluginGroup for EmotePlugins {
             .add(reload::EmoteReloadPlugin)
             .add(resource_pack::ResourcePackPlugin)
             .add(skin::SkinPlugin)
+            .add(storage::StoragePlugin)
+            .add(wheel::EmoteWheelPlugin)
             .add(tick_stats::TickStatsPlugin)
     }
 }

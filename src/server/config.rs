@@ -3,6 +3,7 @@
 
 pub mod resource_pack;
 pub mod skins;
+pub mod storage;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use crate::server::permissions;
 pub use crate::server::permissions::PermissionsSection;
 pub use resource_pack::ResourcePackSection;
 pub use skins::SkinsSection;
+pub use storage::StorageSection;
 
 /// The highest `commands.rate_per_second` (and completion rate) accepted.
 pub const MAX_RATE_PER_SECOND: f64 = 1000.0;
@@ -228,6 +230,8 @@ pub struct Config {
     pub resource_pack: ResourcePackSection,
     /// `[skins]`.
     pub skins: SkinsSection,
+    /// `[storage]`.
+    pub storage: StorageSection,
 }
 
 impl Config {

@@ -11,6 +11,7 @@
 //! | [`EmoteCommandEvent`] | playback (timeline, start and stop events) | the dispatcher |
 //! | [`PlayerDamagedEvent`], [`PlayerDiedEvent`] | combat | stop conditions, playback |
 //! | [`ReloadRequest`] | `/emote reload`, the file watcher | reload, functions |
+//! | [`OpenWheelRequest`] | `/emote`, `/emotes` | the emote wheel |
 
 use valence::math::DVec3;
 use valence::prelude::*;
@@ -185,6 +186,14 @@ pub struct ReloadRequest {
     pub requested_by: Option<Entity>,
 }
 
+/// Ask to open the emote wheel for a player (sneak + F opens it without
+/// this event: the wheel reads that packet itself).
+#[derive(Event, Clone, Copy, Debug)]
+pub struct OpenWheelRequest {
+    /// The player.
+    pub client: Entity,
+}
+
 /// Registers every event of this module. Each feature plugin that reads or
 /// writes one calls [`add_shared_events`], so any subset of
 /// [`EmotePlugins`](crate::EmotePlugins) works and each event is added once.
@@ -198,7 +207,8 @@ impl Plugin for EmoteEventsPlugin {
             .add_event::<EmoteCommandEvent>()
             .add_event::<PlayerDamagedEvent>()
             .add_event::<PlayerDiedEvent>()
-            .add_event::<ReloadRequest>();
+            .add_event::<ReloadRequest>()
+            .add_event::<OpenWheelRequest>();
     }
 }
 

@@ -20,8 +20,10 @@ pub mod reload;
 pub mod resource_pack;
 pub mod runtime;
 pub mod skin;
+pub mod storage;
 pub mod syntax;
 pub mod tick_stats;
+pub mod wheel;
 pub mod world;
 
 pub use app::{run_schedules_on_one_thread, EmotePlugins};

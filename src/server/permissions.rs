@@ -47,6 +47,7 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::format::EmoteId;
+use crate::server::events::PlayEmoteRequest;
 
 /// Play standalone emotes on yourself and stop your own.
 pub const EMOTE_DEFAULT: &str = "emote.default";
@@ -460,6 +461,26 @@ impl<'a> PlayerPermissions<'a> {
             .filter(|g| g.emotes.iter().any(|p| glob_matches(p, id)))
             .find_map(|g| g.cooldown_multiplier)
             .unwrap_or(1.0)
+    }
+
+    /// The request that plays `emote` for `client`, the player these
+    /// permissions are of, as they picked it themself (a command or the
+    /// wheel); `standalone` as for [`Self::may_play`], which refuses it.
+    /// It skips the cooldown and standalone checks for players who bypass
+    /// them, and carries the cooldown factor of their emote groups.
+    pub fn play_request(
+        &self,
+        client: valence::prelude::Entity,
+        emote: EmoteId,
+        standalone: bool,
+    ) -> Result<PlayEmoteRequest, PlayDenied> {
+        self.may_play(emote.as_str(), standalone)?;
+        Ok(PlayEmoteRequest {
+            client,
+            cooldown_multiplier: self.cooldown_multiplier(emote.as_str()),
+            emote,
+            bypass: self.bypasses() || !standalone,
+        })
     }
 }
 

@@ -299,6 +299,24 @@ function itemValue (v) {
   }
 }
 
+// A window slot as a player reads it: the item, the count, and the name
+// and lore of its display tag as plain text.
+function windowItem (v) {
+  const item = itemValue(v)
+  if (!item) return null
+  const display = item.nbt && item.nbt.display
+  return {
+    id: item.id,
+    count: item.count,
+    name: display && display.Name ? chatText(display.Name) : null,
+    lore: display && Array.isArray(display.Lore) ? display.Lore.map((l) => chatText(l)) : [],
+    glint: !!(item.nbt && item.nbt.Enchantments)
+  }
+}
+
+// The last window_items packet of each window id, for click_window.
+const lastWindowItems = {}
+
 function blockValue (stateId) {
   const block = registry.blocksByStateId[stateId]
   let properties = {}
@@ -510,6 +528,35 @@ function start () {
     record('set_passengers', { entity_id: p.entityId, passengers: p.passengers })
   )
 
+  // Windows: what the server opens and fills, as the client would draw it.
+  client.on('open_window', (p) => {
+    record('window_open', {
+      window_id: p.windowId,
+      type_id: p.inventoryType,
+      title: chatText(p.windowTitle),
+      json: chatJson(p.windowTitle)
+    })
+  })
+  client.on('window_items', (p) => {
+    const slots = {}
+    p.items.forEach((item, index) => {
+      const value = windowItem(item)
+      if (value) slots[index] = value
+    })
+    lastWindowItems[p.windowId] = p
+    record('window_items', {
+      window_id: p.windowId,
+      state_id: p.stateId,
+      slot_count: p.items.length,
+      slots,
+      carried: windowItem(p.carriedItem)
+    })
+  })
+  client.on('set_slot', (p) => {
+    record('window_slot', { window_id: p.windowId, state_id: p.stateId, slot: p.slot, item: windowItem(p.item) })
+  })
+  client.on('close_window', (p) => record('window_close', { window_id: p.windowId }))
+
   // The command tree, as flat paths: "emote play <id>".
   client.on('declare_commands', (p) => {
     record('command_tree', { paths: commandPaths(p.nodes, p.rootIndex) })
@@ -653,6 +700,8 @@ const STEP_KINDS = [
   'attack',
   'set_slot',
   'swap_hands',
+  'click_window',
+  'close_window',
   'block_at',
   'position',
   'disconnect'
@@ -810,6 +859,50 @@ async function runStep (step, remainingMs) {
     case 'swap_hands':
       // PlayerActionC2s SwapItemWithOffhand (status 6): the F key.
       bot._client.write('block_dig', { status: 6, location: { x: 0, y: 0, z: 0 }, face: 0, sequence: 0 })
+      return
+    case 'click_window': {
+      // A window_click packet (ClickSlotC2s), as a vanilla client sends it:
+      // the state id of the last window_items of that window, and the slots
+      // the client believes changed. Without "changed"/"cursor" the bot
+      // claims what a left or right click of mode 0 would do: the clicked
+      // slot emptied and its stack on the cursor.
+      const windowId = arg.window_id === undefined ? 117 : arg.window_id
+      const last = lastWindowItems[windowId]
+      const mode = arg.mode || 0
+      const slot = arg.slot
+      const stack = last && slot >= 0 && last.items[slot] ? last.items[slot] : { present: false }
+      const rawItem = (spec) => {
+        if (!spec) return { present: false }
+        const def = bot.registry.itemsByName[spec.item]
+        if (!def) throw new Error(`click_window: unknown item ${spec.item}`)
+        return { present: true, itemId: def.id, itemCount: spec.count || 1, nbtData: undefined }
+      }
+      let changedSlots
+      let cursorItem
+      if (arg.changed || arg.cursor !== undefined) {
+        changedSlots = (arg.changed || []).map((c) => ({ location: c.slot, item: rawItem(c.item ? c : null) }))
+        cursorItem = rawItem(arg.cursor || null)
+      } else if (mode === 0 && slot >= 0) {
+        changedSlots = [{ location: slot, item: { present: false } }]
+        cursorItem = stack
+      } else {
+        changedSlots = []
+        cursorItem = { present: false }
+      }
+      bot._client.write('window_click', {
+        windowId,
+        stateId: last ? last.stateId : 0,
+        slot,
+        mouseButton: arg.button || 0,
+        mode,
+        changedSlots,
+        cursorItem
+      })
+      return
+    }
+    case 'close_window':
+      // The player closes the window (Escape): close_window (CloseHandledScreenC2s).
+      bot._client.write('close_window', { windowId: arg === true ? 117 : arg })
       return
     case 'block_at': {
       const pos = arg === 'below' ? blockUnder() : new Vec3(arg[0], arg[1], arg[2]).floored()

@@ -396,6 +396,17 @@ pub enum Event {
         t: u64,
         message: String,
     },
+    /// The server opened a window (open_window).
+    WindowOpen(super::WindowOpen),
+    /// A whole window's contents (window_items).
+    WindowItems(super::WindowItems),
+    /// One slot of a window (set_slot).
+    WindowSlot(super::WindowSlot),
+    /// The server closed the window (close_window).
+    WindowClose {
+        t: u64,
+        window_id: u8,
+    },
     #[serde(other)]
     Unknown,
 }

@@ -53,6 +53,7 @@ mod poses;
 pub mod rules;
 mod server;
 mod temp;
+mod windows;
 
 // Each test binary uses a part of these; the rest would warn there.
 #[allow(unused_imports)]
@@ -73,3 +74,5 @@ pub use poses::*;
 pub use server::*;
 #[allow(unused_imports)]
 pub use temp::*;
+#[allow(unused_imports)]
+pub use windows::*;

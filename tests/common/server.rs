@@ -68,6 +68,13 @@ impl Server {
         for root in roots {
             cmd.arg("--emotes").arg(root);
         }
+        // Each server its own store, unless the test names one (to restart
+        // a server on the same file).
+        if !extra.iter().any(|a| a == "--data-folder") {
+            let data = scratch_dir().join(format!("data-{}-{port}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&data);
+            cmd.arg("--data-folder").arg(data);
+        }
         cmd.args(extra);
         let log_path = scratch_dir().join(format!("server-{}-{port}.log", std::process::id()));
         let mut child = cmd

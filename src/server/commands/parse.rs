@@ -48,11 +48,13 @@ pub enum EmoteCommand {
     },
     /// `/emote reload`
     Reload,
+    /// `/emote` alone, or `/emotes`: open the emote wheel.
+    Wheel,
 }
 
 /// How `/emote` is written.
 pub(super) const EMOTE_USAGE: &str =
-    "/emote play <id> [player] | stop [player] | list [page] | info <id> | reload";
+    "/emote [play <id> [player] | stop [player] | list [page] | info <id> | reload]";
 /// How `/gamemode` is written.
 pub(super) const GAMEMODE_USAGE: &str =
     "/gamemode <survival|creative|adventure|spectator> [targets]";
@@ -60,13 +62,16 @@ pub(super) const GAMEMODE_USAGE: &str =
 pub(super) const TP_USAGE: &str =
     "/tp <x y z> | /tp <destination> | /tp <targets> <x y z> | /tp <targets> <destination>";
 /// The commands players may type.
-const TYPED_COMMANDS: &str = "/emote (or /e), /gamemode, /tp";
+const TYPED_COMMANDS: &str = "/emote (or /e), /emotes, /gamemode, /tp";
 
 /// Parses a command line (without the leading `/`).
 pub fn parse_command(line: &str) -> Result<Command, CommandError> {
     let (name, rest) = split_command(line, "/emote list")?;
     match name {
         "emote" | "e" => parse_emote(rest).map(Command::Emote),
+        "emotes" => Words::new("/emotes", rest)
+            .finish()
+            .map(|()| Command::Emote(EmoteCommand::Wheel)),
         "gamemode" => parse_gamemode(&mut Words::new(GAMEMODE_USAGE, rest)).map(Command::GameMode),
         "tp" | "teleport" => parse_teleport(&mut Words::new(TP_USAGE, rest), Rotations::Refused)
             .map(Command::Teleport),
@@ -81,7 +86,7 @@ pub fn parse_command(line: &str) -> Result<Command, CommandError> {
 pub(super) fn parse_emote(rest: &str) -> Result<EmoteCommand, CommandError> {
     let mut words = Words::new(EMOTE_USAGE, rest);
     let Some(sub) = words.next() else {
-        return Err(words.missing("subcommand"));
+        return Ok(EmoteCommand::Wheel);
     };
     let usage = match sub {
         "play" => "/emote play <id> [player]",

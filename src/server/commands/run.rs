@@ -12,7 +12,9 @@ use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibrary;
-use crate::server::events::{EndReason, PlayEmoteRequest, ReloadRequest, StopEmoteRequest};
+use crate::server::events::{
+    EndReason, OpenWheelRequest, PlayEmoteRequest, ReloadRequest, StopEmoteRequest,
+};
 use crate::server::permissions::{
     PlayerIdentity, PlayerPermissions, EMOTE_DEFAULT, EMOTE_MANAGE, GAMEMODE, TELEPORT,
 };
@@ -98,6 +100,7 @@ pub(super) fn handle_commands(
     mut play: EventWriter<PlayEmoteRequest>,
     mut stop: EventWriter<StopEmoteRequest>,
     mut reload: EventWriter<ReloadRequest>,
+    mut wheel: EventWriter<OpenWheelRequest>,
     mut rng: Local<CommandRng>,
 ) {
     let config: &Config = &config;
@@ -144,6 +147,7 @@ pub(super) fn handle_commands(
                             &mut play,
                             &mut stop,
                             &mut reload,
+                            &mut wheel,
                         ),
                         Command::GameMode(command) => {
                             Some(run.gamemode(command).unwrap_or_else(|refused| refused))
@@ -163,10 +167,7 @@ pub(super) fn handle_commands(
 
 /// True when players may pick the emote themselves (Sequences count).
 pub(super) fn is_standalone(file: &EmoteFile) -> bool {
-    match file {
-        EmoteFile::Animation(a) => a.settings.standalone,
-        EmoteFile::Sequence(_) => true,
-    }
+    file.is_standalone()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -180,6 +181,7 @@ pub(super) fn run_emote(
     play: &mut EventWriter<PlayEmoteRequest>,
     stop: &mut EventWriter<StopEmoteRequest>,
     reload: &mut EventWriter<ReloadRequest>,
+    wheel: &mut EventWriter<OpenWheelRequest>,
 ) -> Option<Text> {
     let manager = perms.has(EMOTE_MANAGE);
     match command {
@@ -194,16 +196,13 @@ pub(super) fn run_emote(
                 None => {
                     // An unknown id goes on, so the playback side answers it.
                     let standalone = library.get(&id).is_none_or(|e| is_standalone(&e.file));
-                    if let Err(denied) = perms.may_play(&id, standalone) {
-                        return Some(denied.to_string().color(Color::RED));
+                    match perms.play_request(sender, emote, standalone) {
+                        Ok(request) => {
+                            play.send(request);
+                            None
+                        }
+                        Err(denied) => Some(denied.to_string().color(Color::RED)),
                     }
-                    play.send(PlayEmoteRequest {
-                        client: sender,
-                        emote,
-                        bypass: perms.bypasses() || !standalone,
-                        cooldown_multiplier: perms.cooldown_multiplier(&id),
-                    });
-                    None
                 }
                 Some(_) if !manager => Some(
                     format!("You may only play emotes on yourself; playing them for others needs {EMOTE_MANAGE}.")
@@ -265,6 +264,10 @@ pub(super) fn run_emote(
         },
         EmoteCommand::List { page } => Some(list_page(library, page, perms)),
         EmoteCommand::Info { id } => Some(info(library, &id, perms)),
+        EmoteCommand::Wheel => {
+            wheel.send(OpenWheelRequest { client: sender });
+            None
+        }
         EmoteCommand::Reload if !manager => Some(needs(EMOTE_MANAGE, "Reloading emotes")),
         EmoteCommand::Reload => {
             reload.send(ReloadRequest {

@@ -187,7 +187,8 @@ fn malformed_commands_say_what_is_wrong() {
         ("", "Type a command"),
         ("   ", "Type a command"),
         ("fly", "Unknown command `/fly`"),
-        ("emote", "Usage: /emote"),
+        ("emote dance", "Usage: /emote"),
+        ("emotes page", "Too many arguments"),
         ("emote dance", "Unknown subcommand `dance`"),
         ("emote play", "Missing emote id"),
         ("emote play a:b c d", "Too many arguments"),
@@ -221,6 +222,17 @@ fn malformed_commands_say_what_is_wrong() {
     ] {
         let err = parse_command(line).expect_err(line).to_string();
         assert!(err.contains(needle), "{line:?}: {err}");
+    }
+}
+
+#[test]
+fn emote_alone_and_emotes_open_the_wheel() {
+    for line in ["emote", "e", "emotes", "emote   "] {
+        assert_eq!(
+            parse_command(line).expect(line),
+            Command::Emote(EmoteCommand::Wheel),
+            "{line:?}"
+        );
     }
 }
 

@@ -85,7 +85,7 @@ pub(super) fn command_tree(admin: SentCommandTree) -> CommandTreeS2c<'static> {
     let mut t = TreeBuilder::default();
     let root = t.add(None, NodeData::Root, false);
 
-    let emote = t.literal(root, "emote", false);
+    let emote = t.literal(root, "emote", true);
     let play = t.literal(emote, "play", false);
     let play_id = t.argument(play, "emote", Parser::ResourceLocation, true);
     t.argument(play_id, "player", word(), true);
@@ -101,6 +101,7 @@ pub(super) fn command_tree(admin: SentCommandTree) -> CommandTreeS2c<'static> {
     t.argument(info, "emote", Parser::ResourceLocation, true);
     t.literal(emote, "reload", true);
     t.alias(root, "e", emote);
+    t.literal(root, "emotes", true);
 
     if admin.gamemode {
         let gamemode = t.literal(root, "gamemode", false);

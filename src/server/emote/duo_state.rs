@@ -61,7 +61,8 @@ impl Duo {
         }
     }
 
-    pub(super) fn is_open(&self) -> bool {
+    /// Whether the offer is open: nobody has joined or been reserved yet.
+    pub(crate) fn is_open(&self) -> bool {
         self.state == DuoState::Offering { reserved: None }
     }
 }

@@ -1,0 +1,207 @@
+//! Per-player state that survives a restart, as the server's features see
+//! it: the [`PlayerStoreResource`] (the SQLite file of [`crate::store`],
+//! opened at start-up from `[storage] data_folder`), and each online
+//! player's [`PlayerChoices`] (their favourite emotes and wheel order),
+//! read from it when they join and written through on every change.
+//!
+//! The store is optional. Without one (storage turned off, or a file the
+//! store refused) choices still work, for as long as the player stays
+//! online; a write that fails is logged and the choice is kept in memory.
+//! Nothing else is affected by the store's trouble.
+
+use std::sync::Mutex;
+
+use valence::prelude::*;
+
+use crate::format::EmoteId;
+use crate::server::config::Config;
+use crate::store::{PlayerStore, StoreError};
+
+/// Opens the store at start-up and reads each joining player's choices.
+pub struct StoragePlugin;
+
+impl Plugin for StoragePlugin {
+    fn build(&self, app: &mut App) {
+        app.init_resource::<Config>()
+            .init_resource::<PlayerStoreResource>()
+            .add_systems(PreStartup, open_player_store)
+            .add_systems(PreUpdate, read_joined_players_choices);
+    }
+}
+
+/// The open store, if any (see the module docs).
+#[derive(Resource, Default)]
+pub struct PlayerStoreResource(Option<Mutex<PlayerStore>>);
+
+impl PlayerStoreResource {
+    /// A resource holding `store`.
+    pub fn new(store: PlayerStore) -> Self {
+        Self(Some(Mutex::new(store)))
+    }
+
+    /// Whether a store is open.
+    pub fn is_open(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Runs `write` on the store; `what` names it in the log when it fails.
+    /// Without a store nothing happens.
+    fn with_store<T>(
+        &self,
+        what: &str,
+        write: impl FnOnce(&mut PlayerStore) -> Result<T, StoreError>,
+    ) -> Option<T> {
+        let store = self.0.as_ref()?;
+        let mut store = match store.lock() {
+            Ok(store) => store,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        match write(&mut store) {
+            Ok(value) => Some(value),
+            Err(e) => {
+                tracing::warn!("cannot {what}: {e}");
+                None
+            }
+        }
+    }
+}
+
+/// A player's favourite emotes and wheel order (on the player entity).
+///
+/// Ids are kept as stored, loaded or not: a reload may bring an emote back,
+/// and whoever shows them filters by what is loaded.
+#[derive(Component, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayerChoices {
+    /// Favourite emote ids, in the order they were added.
+    pub favourites: Vec<String>,
+    /// The wheel order: emote ids first to last (empty: the default order).
+    pub wheel_order: Vec<String>,
+}
+
+impl PlayerChoices {
+    /// Whether `id` is a favourite.
+    pub fn is_favourite(&self, id: &EmoteId) -> bool {
+        self.favourites.iter().any(|f| f == id.as_str())
+    }
+
+    /// Makes `id` a favourite or no longer one, in memory and in the store;
+    /// returns whether it is a favourite now.
+    pub fn toggle_favourite(
+        &mut self,
+        player: Uuid,
+        id: &EmoteId,
+        store: &PlayerStoreResource,
+    ) -> bool {
+        let now = match self.favourites.iter().position(|f| f == id.as_str()) {
+            Some(index) => {
+                self.favourites.remove(index);
+                false
+            }
+            None => {
+                self.favourites.push(id.to_string());
+                true
+            }
+        };
+        store.with_store("store a favourite", |s| {
+            s.toggle_favourite(player, id.as_str()).map(|stored| {
+                if stored != now {
+                    // The file disagreed with memory (edited while the
+                    // player was online): say it, keep the player's choice.
+                    tracing::warn!("{player}'s favourite {id} was out of step with the store");
+                }
+            })
+        });
+        now
+    }
+
+    /// Replaces the wheel order, in memory and in the store.
+    pub fn set_wheel_order(
+        &mut self,
+        player: Uuid,
+        order: Vec<String>,
+        store: &PlayerStoreResource,
+    ) {
+        store.with_store("store a wheel order", |s| s.set_wheel_order(player, &order));
+        self.wheel_order = order;
+    }
+}
+
+/// Opens `[storage] data_folder`'s store; every trouble is a log line.
+fn open_player_store(config: Res<Config>, mut resource: ResMut<PlayerStoreResource>) {
+    if resource.is_open() {
+        return; // a host inserted its own
+    }
+    let Some(folder) = config.storage.data_folder() else {
+        tracing::info!("storage.data_folder is empty: favourites and wheel orders are not kept");
+        return;
+    };
+    match PlayerStore::open(folder) {
+        Ok(opened) => {
+            for warning in &opened.warnings {
+                tracing::warn!("{warning}");
+            }
+            tracing::info!(
+                "player choices are kept in {}",
+                opened.store.file().display()
+            );
+            *resource = PlayerStoreResource::new(opened.store);
+        }
+        Err(e) => tracing::error!("{e}; favourites and wheel orders are not kept"),
+    }
+}
+
+fn read_joined_players_choices(
+    mut commands: Commands,
+    store: Res<PlayerStoreResource>,
+    joined: Query<(Entity, &UniqueId), Added<Client>>,
+) {
+    for (player, uuid) in &joined {
+        let favourites = store
+            .with_store("read favourites", |s| s.favourites(uuid.0))
+            .unwrap_or_default();
+        let wheel_order = store
+            .with_store("read a wheel order", |s| s.wheel_order(uuid.0))
+            .unwrap_or_default();
+        commands.entity(player).insert(PlayerChoices {
+            favourites,
+            wheel_order,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(text: &str) -> EmoteId {
+        EmoteId::parse(text).expect("an id")
+    }
+
+    #[test]
+    fn choices_are_written_through_and_read_back() {
+        let folder = std::env::temp_dir().join(format!("emoted-storage-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        let player = Uuid::from_u128(7);
+        let store = PlayerStoreResource::new(PlayerStore::open(&folder).expect("open").store);
+        let mut choices = PlayerChoices::default();
+        assert!(choices.toggle_favourite(player, &id("example:wave"), &store));
+        assert!(choices.toggle_favourite(player, &id("example:bow"), &store));
+        assert!(!choices.toggle_favourite(player, &id("example:wave"), &store));
+        choices.set_wheel_order(player, vec!["example:bow".into()], &store);
+        drop(store);
+        let reopened = PlayerStore::open(&folder).expect("reopen").store;
+        assert_eq!(reopened.favourites(player).expect("read"), ["example:bow"]);
+        assert_eq!(reopened.wheel_order(player).expect("read"), ["example:bow"]);
+        assert!(choices.is_favourite(&id("example:bow")));
+        assert!(!choices.is_favourite(&id("example:wave")));
+        let _ = std::fs::remove_dir_all(&folder);
+    }
+
+    #[test]
+    fn without_a_store_choices_live_in_memory() {
+        let store = PlayerStoreResource::default();
+        let mut choices = PlayerChoices::default();
+        assert!(choices.toggle_favourite(Uuid::nil(), &id("example:wave"), &store));
+        assert_eq!(choices.favourites, ["example:wave"]);
+    }
+}

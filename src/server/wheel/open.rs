@@ -1,0 +1,179 @@
+//! Opening the wheel: what one player is shown ([`shown_emotes`]) and the
+//! system that opens it for each [`OpenWheelRequest`].
+
+use valence::op_level::OpLevel;
+use valence::prelude::*;
+
+use super::book::{EmoteKind, PageKind, ShownEmote, WheelBook};
+use super::window::WheelWindow;
+use crate::format::{EmoteFile, EmoteId};
+use crate::library::Library;
+use crate::playback::partner::OFFER_ANNOUNCE_BLOCKS;
+use crate::server::config::Config;
+use crate::server::emote::{ActiveEmote, EmoteCooldowns};
+use crate::server::emote_library::EmoteLibrary;
+use crate::server::events::OpenWheelRequest;
+use crate::server::permissions::{PlayerIdentity, PlayerPermissions};
+use crate::server::storage::PlayerChoices;
+
+/// What one player's wheel is made from, besides the library.
+pub struct Viewer<'a> {
+    /// What the player may do.
+    pub perms: &'a PlayerPermissions<'a>,
+    /// Their favourites and wheel order.
+    pub choices: &'a PlayerChoices,
+    /// Their cooldowns: the ticks left for an emote.
+    pub cooldown_ticks: &'a dyn Fn(&EmoteId) -> u64,
+    /// Open offers of two-player Sequences nearby: the emote and who offers.
+    pub offers: &'a [(EmoteId, String)],
+}
+
+/// The emotes `viewer` may play, in library order, as the wheel shows them.
+/// Only what they may play themselves: standalone emotes their permissions
+/// allow (everything for players who bypass).
+pub fn shown_emotes(library: &Library, viewer: &Viewer) -> Vec<ShownEmote> {
+    library
+        .iter()
+        .filter(|(id, loaded)| {
+            viewer
+                .perms
+                .may_play(id.as_str(), loaded.file.is_standalone())
+                .is_ok()
+        })
+        .map(|(id, loaded)| {
+            let meta = loaded.file.metadata();
+            let kind = match &*loaded.file {
+                EmoteFile::Animation(_) => EmoteKind::Animation,
+                EmoteFile::Sequence(s) if s.is_two_player() => EmoteKind::TwoPlayer,
+                EmoteFile::Sequence(_) => EmoteKind::Sequence,
+            };
+            let offered_by = match kind {
+                EmoteKind::TwoPlayer => viewer
+                    .offers
+                    .iter()
+                    .find(|(offered, _)| offered == id)
+                    .map(|(_, by)| by.clone()),
+                _ => None,
+            };
+            ShownEmote {
+                id: id.clone(),
+                name: meta.name.clone(),
+                description: meta.description.clone(),
+                kind,
+                icon: meta.icon.clone(),
+                favourite: viewer.choices.is_favourite(id),
+                cooldown_ticks: (viewer.cooldown_ticks)(id),
+                offered_by,
+            }
+        })
+        .collect()
+}
+
+/// The players a wheel is opened for.
+type Openers<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static mut Client,
+        &'static Username,
+        &'static UniqueId,
+        Option<&'static OpLevel>,
+        Option<&'static PlayerChoices>,
+        &'static Inventory,
+        &'static CursorItem,
+        &'static Position,
+        &'static VisibleChunkLayer,
+        Option<&'static ActiveEmote>,
+        Option<&'static mut WheelWindow>,
+    ),
+>;
+
+/// Open two-player offers, for the "Join" icons.
+type Offers<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static ActiveEmote,
+        &'static Position,
+        &'static VisibleChunkLayer,
+        &'static Username,
+    ),
+>;
+
+/// Opens the wheel for each request, on its first page: the favourites when
+/// the player has any, else every emote. A wheel already open is built
+/// again and shown from its first page.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn open_requested_wheels(
+    mut requests: EventReader<OpenWheelRequest>,
+    mut commands: Commands,
+    library: Res<EmoteLibrary>,
+    config: Res<Config>,
+    cooldowns: Res<EmoteCooldowns>,
+    server: Res<Server>,
+    mut openers: Openers,
+    offers: Offers,
+) {
+    if requests.is_empty() {
+        return;
+    }
+    let now = u64::try_from(server.current_tick()).unwrap_or(0);
+    let no_choices = PlayerChoices::default();
+    for request in requests.iter() {
+        let Ok((
+            mut client,
+            name,
+            uuid,
+            op,
+            choices,
+            inventory,
+            cursor,
+            position,
+            layer,
+            playing,
+            open,
+        )) = openers.get_mut(request.client)
+        else {
+            continue;
+        };
+        let perms = PlayerPermissions::resolve(
+            &config.permissions,
+            PlayerIdentity {
+                name: &name.0,
+                uuid: uuid.0,
+            },
+            op.map_or(0, |o| o.get()),
+        );
+        let nearby: Vec<(EmoteId, String)> = offers
+            .iter()
+            .filter(|(offerer, playback, p, l, _)| {
+                *offerer != request.client
+                    && l.0 == layer.0
+                    && p.0.distance(position.0) <= OFFER_ANNOUNCE_BLOCKS
+                    && playback.duo.as_ref().is_some_and(|d| d.is_open())
+            })
+            .map(|(_, playback, .., by)| (playback.emote().clone(), by.0.clone()))
+            .collect();
+        let choices = choices.unwrap_or(&no_choices);
+        let player = uuid.0;
+        let cooldown_ticks = |id: &EmoteId| cooldowns.0.remaining_ticks(&player, id, now);
+        let viewer = Viewer {
+            perms: &perms,
+            choices,
+            cooldown_ticks: &cooldown_ticks,
+            offers: &nearby,
+        };
+        let book = WheelBook::new(shown_emotes(&library.0, &viewer), &choices.wheel_order);
+        let first = book.first_page(PageKind::Favourites).unwrap_or(0);
+        let playing = playing.map(|p| p.state.name.clone());
+        let mut window = WheelWindow::new(book, first, playing);
+        window.open(&mut client, inventory, cursor);
+        match open {
+            Some(mut open) => *open = window,
+            None => {
+                commands.entity(request.client).insert(window);
+            }
+        }
+    }
+}
