@@ -334,6 +334,10 @@ fn a_favourite_and_the_wheel_order_survive_a_restart() {
             .click_wheel(15, 1, 0)
             .wait_wheel_items(3000)
             .wait_ms(200)
+            // Number key 2 over Bow (ring place 1): Bow and Celebrate swap.
+            .click_wheel(4, 1, 2)
+            .wait_wheel_items(3000)
+            .wait_ms(200)
             .close_wheel()
             .wait_ms(300)
             .disconnect()
@@ -355,15 +359,24 @@ fn a_favourite_and_the_wheel_order_survive_a_restart() {
     assert_eq!(titles.len(), 2, "{titles:?}");
     assert!(titles[0].starts_with("Emotes · 1/"), "{titles:?}");
     assert_eq!(titles[0], titles[1]);
-    let (slot, celebrate) = last.named("Celebrate").expect("Celebrate on the same page");
+    let favourited = items[items.len() - 2];
+    let (slot, celebrate) = favourited
+        .named("Celebrate")
+        .expect("Celebrate on the same page");
     assert_eq!(slot, 15);
     assert!(celebrate.glint, "a favourite glints");
+    assert_eq!(last.named("Celebrate").map(|(s, _)| s), Some(4), "swapped");
+    assert_eq!(last.named("Bow").map(|(s, _)| s), Some(15), "swapped");
 
     let server = Server::start_with_args(&[emotes()], &args);
     let again = server
         .bot("dave")
         .wait_spawn()
         .chat("/emote")
+        .wait_wheel_items(3000)
+        .wait_ms(200)
+        // To every emote, in the stored order.
+        .click_wheel(44, 0, 0)
         .wait_wheel_items(3000)
         .close_wheel()
         .wait_ms(200)
@@ -388,5 +401,8 @@ fn a_favourite_and_the_wheel_order_survive_a_restart() {
         "{top:?}"
     );
     assert!(page.slot(15).is_none(), "one favourite only");
+    let every = *again.window_items(WHEEL_WINDOW).last().expect("every emote");
+    assert_eq!(every.named("Celebrate").map(|(s, _)| s), Some(4), "the order was kept");
+    assert_eq!(every.named("Bow").map(|(s, _)| s), Some(15));
     assert!(server.log().contains("players.sqlite3"));
 }
