@@ -401,8 +401,15 @@ fn a_favourite_and_the_wheel_order_survive_a_restart() {
         "{top:?}"
     );
     assert!(page.slot(15).is_none(), "one favourite only");
-    let every = *again.window_items(WHEEL_WINDOW).last().expect("every emote");
-    assert_eq!(every.named("Celebrate").map(|(s, _)| s), Some(4), "the order was kept");
+    let every = *again
+        .window_items(WHEEL_WINDOW)
+        .last()
+        .expect("every emote");
+    assert_eq!(
+        every.named("Celebrate").map(|(s, _)| s),
+        Some(4),
+        "the order was kept"
+    );
     assert_eq!(every.named("Bow").map(|(s, _)| s), Some(15));
     assert!(server.log().contains("players.sqlite3"));
 }

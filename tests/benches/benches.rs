@@ -9,11 +9,13 @@ mod molang_eval;
 mod pack;
 mod sample_tracks;
 mod schedule;
+mod wheel;
 
 criterion::criterion_main!(
     load_files::benches,
     molang_eval::benches,
     pack::benches,
     sample_tracks::benches,
-    schedule::benches
+    schedule::benches,
+    wheel::benches
 );

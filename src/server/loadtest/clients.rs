@@ -59,7 +59,9 @@ fn build_headless_app(
     let mut plugins = EmotePlugins
         .build()
         .disable::<crate::server::reload::EmoteReloadPlugin>()
-        .disable::<crate::server::tick_stats::TickStatsPlugin>();
+        .disable::<crate::server::tick_stats::TickStatsPlugin>()
+        // No store: players start with no favourites, and nothing is written.
+        .disable::<crate::server::storage::StoragePlugin>();
     match serve {
         None => plugins = plugins.disable::<ResourcePackPlugin>(),
         Some(pack) => {

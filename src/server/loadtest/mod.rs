@@ -28,7 +28,9 @@
 //!   (the real plugin and HTTP server, on loopback) with `--pack-bytes`
 //!   bytes in it, and K clients download it again and again while the
 //!   ticks are measured ([`downloads`]); without it the pack is not served
-//!   at all.
+//!   at all;
+//! - `--open-wheels` has every viewer open the emote wheel on every
+//!   measured tick ([`crate::server::wheel`]).
 //!
 //! Keep-alives are disabled (no client would answer them), and the wall
 //! clock `server_sync` emotes follow is the tick counter (ticks run back to
@@ -63,10 +65,11 @@ use crate::library::Library;
 use crate::playback::StepRng;
 use crate::server::config::Config;
 use crate::server::emote::DisplayUpdatePolicy;
-use crate::server::events::{EmoteDisplay, PlayEmoteRequest};
+use crate::server::events::{EmoteDisplay, OpenWheelRequest, PlayEmoteRequest};
 use crate::server::resource_pack::http::MAX_CONNECTIONS;
 use crate::server::resource_pack::url::pack_path;
 use crate::server::resource_pack::PackServer;
+use crate::server::wheel::WheelWindow;
 
 /// Ticks over which the playbacks start, before measuring.
 pub const WARMUP_TICKS: u32 = 60;
@@ -132,6 +135,11 @@ pub struct LoadtestOptions {
     /// textures).
     #[arg(long, default_value_t = DEFAULT_PACK_BYTES, requires = "pack_downloads")]
     pub pack_bytes: u64,
+    /// Every viewer opens the emote wheel on every measured tick (as
+    /// `/emote` does): M wheels built, drawn and sent in each tick, the
+    /// worst case of issue 15's "100 players open it in the same tick".
+    #[arg(long)]
+    pub open_wheels: bool,
 }
 
 impl Default for LoadtestOptions {
@@ -152,6 +160,7 @@ impl Default for LoadtestOptions {
             emote_roots: Vec::new(),
             pack_downloads: 0,
             pack_bytes: DEFAULT_PACK_BYTES,
+            open_wheels: false,
         }
     }
 }
@@ -185,6 +194,9 @@ pub struct LoadtestReport {
     /// With `--pack-downloads`: what the pack downloads did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pack_downloads: Option<PackDownloadReport>,
+    /// With `--open-wheels`: the players with a wheel open at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wheels_open: Option<usize>,
 }
 
 /// Why a load test could not run.
@@ -288,6 +300,8 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     config.emotes.max_active_display_entities = usize::MAX;
     config.emotes.display_tolerance_blocks = options.tolerance_blocks;
     config.emotes.display_tolerance_degrees = options.tolerance_degrees;
+    // Nothing to keep between runs.
+    config.storage.data_folder = PathBuf::new();
     config
         .emotes
         .check_display_options()
@@ -405,6 +419,11 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     };
     let mut tick_ms = Vec::with_capacity(options.ticks as usize);
     for _ in 0..options.ticks {
+        if options.open_wheels {
+            for client in entities.iter().take(options.viewers) {
+                app.world.send_event(OpenWheelRequest { client: *client });
+            }
+        }
         let start = Instant::now();
         app.update();
         tick_ms.push(start.elapsed().as_secs_f64() * 1000.0);
@@ -417,6 +436,12 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         .iter(&app.world)
         .count();
 
+    let wheels_open = options.open_wheels.then(|| {
+        app.world
+            .query_filtered::<(), With<WheelWindow>>()
+            .iter(&app.world)
+            .count()
+    });
     let mean = tick_ms.iter().sum::<f64>() / tick_ms.len() as f64;
     tick_ms.sort_by(f64::total_cmp);
     let seconds = f64::from(options.ticks) / 20.0;
@@ -440,6 +465,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
             )
         }),
         pack_downloads,
+        wheels_open,
     })
 }
 

@@ -10,13 +10,23 @@
 //! - its kind (Animation, Sequence, Two-player Sequence);
 //! - "Cooldown: 3.5s" while the player's cooldown runs;
 //! - "Join `player`'s offer" for an open offer nearby;
-//! - the controls (left-click plays, right-click favourites, 1–8 moves it).
+//! - the controls in one line (left-click plays, right-click favourites,
+//!   a number key 1–8 moves it).
 //!
 //! Every stack hides its tooltip extras (`HideFlags` 255), so icons read
 //! as buttons, not as items.
+//!
+//! Writing the texts is most of the work of opening a wheel, so the
+//! [`IconCache`] keeps each emote's icon, plain and as a favourite, until
+//! the library changes; icons with a running cooldown or an offer are
+//! drawn fresh.
+
+use std::collections::HashMap;
 
 use valence::nbt::{compound, Compound, List, Value};
 use valence::prelude::*;
+
+use crate::format::EmoteId;
 
 use super::book::*;
 
@@ -33,6 +43,31 @@ pub fn default_icon(kind: EmoteKind) -> ItemKind {
     }
 }
 
+/// Icons already drawn: by emote and whether it is a favourite (see the
+/// module docs). Cleared whenever the library changes.
+#[derive(Resource, Default, Debug)]
+pub struct IconCache {
+    icons: HashMap<(EmoteId, bool), ItemStack>,
+}
+
+impl IconCache {
+    /// The icon of `emote`, from the cache when it holds it.
+    pub fn icon(&mut self, emote: &ShownEmote) -> ItemStack {
+        if emote.cooldown_ticks > 0 || emote.offered_by.is_some() {
+            return emote_icon(emote);
+        }
+        self.icons
+            .entry((emote.id.clone(), emote.favourite))
+            .or_insert_with(|| emote_icon(emote))
+            .clone()
+    }
+
+    /// Forgets every icon (the library changed).
+    pub fn clear(&mut self) {
+        self.icons.clear();
+    }
+}
+
 /// A page drawn: its title and its slots.
 #[derive(Clone, Debug)]
 pub struct DrawnPage {
@@ -42,13 +77,19 @@ pub struct DrawnPage {
     pub slots: Vec<Option<ItemStack>>,
 }
 
-/// Draws page `index` of `book`; `playing` is the name of the emote the
-/// player plays now, if any (the stop button says it).
-pub fn draw_page(book: &WheelBook, index: usize, playing: Option<&str>) -> DrawnPage {
+/// Draws page `index` of `book` with the icons of `cache`; `playing` is
+/// the name of the emote the player plays now, if any (the stop button
+/// says it).
+pub fn draw_page(
+    book: &WheelBook,
+    index: usize,
+    playing: Option<&str>,
+    cache: &mut IconCache,
+) -> DrawnPage {
     let page = book.page(index);
     let mut slots: Vec<Option<ItemStack>> = vec![None; WINDOW_SLOTS];
     for (ring, &emote) in page.emotes.iter().enumerate() {
-        slots[RING_SLOTS[ring]] = Some(emote_icon(&book.emotes()[emote]));
+        slots[RING_SLOTS[ring]] = Some(cache.icon(&book.emotes()[emote]));
     }
     if book.emotes().is_empty() {
         slots[RING_SLOTS[0]] = Some(button(
@@ -129,13 +170,12 @@ pub fn emote_icon(emote: &ShownEmote) -> ItemStack {
     }
     lore.push(
         if emote.favourite {
-            "Left-click: play · Right-click: unfavourite"
+            "Left: play · Right: unfavourite · 1–8: move"
         } else {
-            "Left-click: play · Right-click: favourite"
+            "Left: play · Right: favourite · 1–8: move"
         }
         .color(Color::DARK_GRAY),
     );
-    lore.push("1–8: move to that place".color(Color::DARK_GRAY));
     let (kind, count, mut nbt) = match &emote.icon {
         Some(icon) => (
             icon.item,
@@ -294,7 +334,8 @@ mod tests {
     fn a_page_has_its_ring_stop_and_arrows() {
         let emotes = (0..10).map(|i| shown(&format!("t:e{i}"), false)).collect();
         let book = WheelBook::new(emotes, &[]);
-        let first = draw_page(&book, 0, Some("Wave"));
+        let mut cache = IconCache::default();
+        let first = draw_page(&book, 0, Some("Wave"), &mut cache);
         for slot in RING_SLOTS {
             assert!(first.slots[slot].is_some(), "ring slot {slot}");
         }
@@ -308,7 +349,18 @@ mod tests {
             Some(ItemKind::Arrow)
         );
         assert!(first.title.to_string().contains("1/2"));
-        let second = draw_page(&book, 1, None);
+        let second = draw_page(&book, 1, None, &mut cache);
         assert_eq!(second.slots.iter().flatten().count(), 2 + 1 + 1);
+        // The cache gives what drawing gives, and is keyed by favourite.
+        let mut emote = book.emotes()[0].clone();
+        assert_eq!(cache.icon(&emote), emote_icon(&emote));
+        emote.favourite = true;
+        assert_eq!(cache.icon(&emote), emote_icon(&emote));
+        emote.cooldown_ticks = 20;
+        let cooling = cache.icon(&emote);
+        assert!(
+            format!("{:?}", cooling.nbt).contains("Cooldown"),
+            "drawn fresh"
+        );
     }
 }

@@ -37,6 +37,7 @@ use valence::protocol::packets::play::player_action_c2s::PlayerAction;
 use valence::protocol::packets::play::{ClickSlotC2s, CloseHandledScreenC2s, PlayerActionC2s};
 
 use super::book::{SlotAction, RING_SLOTS, WINDOW_SLOTS};
+use super::icons::IconCache;
 use super::window::{close, WheelWindow, WHEEL_WINDOW_ID};
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibrary;
@@ -123,6 +124,7 @@ pub(super) fn handle_wheel_clicks(
     library: Res<EmoteLibrary>,
     config: Res<Config>,
     store: Res<PlayerStoreResource>,
+    mut icons: ResMut<IconCache>,
     mut players: Clickers,
     mut play: EventWriter<PlayEmoteRequest>,
     mut stop: EventWriter<StopEmoteRequest>,
@@ -183,7 +185,7 @@ pub(super) fn handle_wheel_clicks(
                     let now = choices.toggle_favourite(uuid.0, &id, &store);
                     let page = window.page;
                     window.page = window.book.set_favourite(index, now, page);
-                    window.redraw();
+                    window.redraw(&mut icons);
                     if window.page == page {
                         After::Resync
                     } else {
@@ -199,7 +201,7 @@ pub(super) fn handle_wheel_clicks(
                     if window.book.swap_on_page(page, from, key as usize) {
                         let order = window.book.order_to_store(&choices.wheel_order);
                         choices.set_wheel_order(uuid.0, order, &store);
-                        window.redraw();
+                        window.redraw(&mut icons);
                     }
                 }
                 After::Resync
@@ -213,7 +215,7 @@ pub(super) fn handle_wheel_clicks(
             }
             (ClickMode::Click, 0 | 1, SlotAction::Page(to)) => {
                 window.page = to;
-                window.redraw();
+                window.redraw(&mut icons);
                 After::Reopen
             }
             _ => After::Resync,

@@ -49,6 +49,7 @@ impl Plugin for EmoteWheelPlugin {
         add_shared_events(app)
             .init_resource::<crate::server::emote::EmoteCooldowns>()
             .init_resource::<crate::server::storage::PlayerStoreResource>()
+            .init_resource::<icons::IconCache>()
             .add_systems(
                 Update,
                 (input::open_on_sneak_and_swap, input::handle_wheel_clicks)

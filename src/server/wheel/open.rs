@@ -5,6 +5,7 @@ use valence::op_level::OpLevel;
 use valence::prelude::*;
 
 use super::book::{EmoteKind, PageKind, ShownEmote, WheelBook};
+use super::icons::IconCache;
 use super::window::WheelWindow;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
@@ -112,9 +113,13 @@ pub(super) fn open_requested_wheels(
     config: Res<Config>,
     cooldowns: Res<EmoteCooldowns>,
     server: Res<Server>,
+    mut icons: ResMut<IconCache>,
     mut openers: Openers,
     offers: Offers,
 ) {
+    if library.is_changed() {
+        icons.clear();
+    }
     if requests.is_empty() {
         return;
     }
@@ -167,7 +172,7 @@ pub(super) fn open_requested_wheels(
         let book = WheelBook::new(shown_emotes(&library.0, &viewer), &choices.wheel_order);
         let first = book.first_page(PageKind::Favourites).unwrap_or(0);
         let playing = playing.map(|p| p.state.name.clone());
-        let mut window = WheelWindow::new(book, first, playing);
+        let mut window = WheelWindow::new(book, first, playing, &mut icons);
         window.open(&mut client, inventory, cursor);
         match open {
             Some(mut open) => *open = window,
@@ -175,5 +180,77 @@ pub(super) fn open_requested_wheels(
                 commands.entity(request.client).insert(window);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::permissions::PermissionsSection;
+
+    fn bundled() -> Library {
+        let root = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes"));
+        Library::load(&[root]).library
+    }
+
+    fn shown_for(library: &Library, rules: &PermissionsSection, op: u8) -> Vec<ShownEmote> {
+        let perms = PlayerPermissions::resolve(
+            rules,
+            PlayerIdentity {
+                name: "alice",
+                uuid: Uuid::nil(),
+            },
+            op,
+        );
+        let choices = PlayerChoices {
+            favourites: vec!["example:wave".into()],
+            wheel_order: Vec::new(),
+        };
+        let cooldown = |id: &EmoteId| if id.as_str() == "example:bow" { 30 } else { 0 };
+        let offers = [(
+            EmoteId::parse("example:handshake").expect("id"),
+            "bob".into(),
+        )];
+        shown_emotes(
+            library,
+            &Viewer {
+                perms: &perms,
+                choices: &choices,
+                cooldown_ticks: &cooldown,
+                offers: &offers,
+            },
+        )
+    }
+
+    #[test]
+    fn only_what_the_player_may_play_is_shown() {
+        let library = bundled();
+        let rules: PermissionsSection = toml::from_str(
+            "[[emote_groups]]\nemotes = [\"example:guitar\"]\nnode = \"emote.vip\"\n",
+        )
+        .expect("rules");
+        let shown = shown_for(&library, &rules, 0);
+        let ids: Vec<&str> = shown.iter().map(|e| e.id.as_str()).collect();
+        assert!(!ids.contains(&"example:guitar"), "a VIP emote: {ids:?}");
+        // Parts of Sequences are not standalone: never on the wheel.
+        assert!(!ids.contains(&"example:handshake_offer"));
+        assert!(ids.contains(&"example:wave"));
+        // An operator holds every node and bypasses: everything loaded.
+        assert_eq!(shown_for(&library, &rules, 4).len(), library.len());
+    }
+
+    #[test]
+    fn each_emote_carries_its_player_facts() {
+        let library = bundled();
+        let shown = shown_for(&library, &PermissionsSection::default(), 0);
+        let find = |id: &str| shown.iter().find(|e| e.id.as_str() == id).expect(id);
+        assert!(find("example:wave").favourite);
+        assert!(!find("example:bow").favourite);
+        assert_eq!(find("example:bow").cooldown_ticks, 30);
+        assert_eq!(find("example:handshake").kind, EmoteKind::TwoPlayer);
+        assert_eq!(find("example:handshake").offered_by.as_deref(), Some("bob"));
+        assert_eq!(find("example:sit_session").kind, EmoteKind::Sequence);
+        assert_eq!(find("example:sit_session").offered_by, None);
+        assert_eq!(find("example:wave").name, "Wave");
     }
 }

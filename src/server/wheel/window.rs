@@ -21,7 +21,7 @@ use valence::protocol::packets::play::{CloseScreenS2c, InventoryS2c, OpenScreenS
 use valence::protocol::{VarInt, WritePacket};
 
 use super::book::{WheelBook, WINDOW_SLOTS};
-use super::icons::{draw_page, DrawnPage};
+use super::icons::{draw_page, DrawnPage, IconCache};
 
 /// The wheel's window id (see the module docs).
 pub const WHEEL_WINDOW_ID: u8 = 117;
@@ -47,9 +47,14 @@ pub struct WheelWindow {
 
 impl WheelWindow {
     /// A wheel showing page `page` of `book`.
-    pub fn new(book: WheelBook, page: usize, playing: Option<String>) -> WheelWindow {
+    pub fn new(
+        book: WheelBook,
+        page: usize,
+        playing: Option<String>,
+        icons: &mut IconCache,
+    ) -> WheelWindow {
         let page = page.min(book.pages().len() - 1);
-        let drawn = draw_page(&book, page, playing.as_deref());
+        let drawn = draw_page(&book, page, playing.as_deref(), icons);
         WheelWindow {
             book,
             page,
@@ -65,9 +70,9 @@ impl WheelWindow {
     }
 
     /// Draws the page again (after the book or the page changed).
-    pub fn redraw(&mut self) {
+    pub fn redraw(&mut self, icons: &mut IconCache) {
         self.page = self.page.min(self.book.pages().len() - 1);
-        self.drawn = draw_page(&self.book, self.page, self.playing.as_deref());
+        self.drawn = draw_page(&self.book, self.page, self.playing.as_deref(), icons);
     }
 
     /// Opens the window on the client (or retitles it: the client keeps
