@@ -63,6 +63,15 @@ impl EmoteFile {
         }
     }
 
+    /// True when players may pick the emote themselves: an Animation's
+    /// `settings.standalone`; Sequences always are.
+    pub fn is_standalone(&self) -> bool {
+        match self {
+            EmoteFile::Animation(a) => a.settings.standalone,
+            EmoteFile::Sequence(_) => true,
+        }
+    }
+
     /// The metadata.
     pub fn metadata(&self) -> &Metadata {
         match self {

@@ -163,10 +163,7 @@ pub(super) fn handle_commands(
 
 /// True when players may pick the emote themselves (Sequences count).
 pub(super) fn is_standalone(file: &EmoteFile) -> bool {
-    match file {
-        EmoteFile::Animation(a) => a.settings.standalone,
-        EmoteFile::Sequence(_) => true,
-    }
+    file.is_standalone()
 }
 
 #[allow(clippy::too_many_arguments)]
