@@ -1,4 +1,5 @@
-//! Emote identifiers: lowercase Minecraft resource locations, `namespace:path`.
+//! Emote identifiers: lowercase Minecraft resource locations, `namespace:path`,
+//! and the `*` globs that match them ([`glob_matches`]).
 
 use std::fmt;
 
@@ -65,6 +66,34 @@ impl fmt::Display for EmoteId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// True when `text` matches `pattern`, where `*` matches any run of
+/// characters (also none) and every other character matches itself: the
+/// glob that emote groups and idle rules match emote ids with (and
+/// permission grants match nodes with). It is not a regular expression.
+pub fn glob_matches(pattern: &str, text: &str) -> bool {
+    let (p, t) = (pattern.as_bytes(), text.as_bytes());
+    let (mut pi, mut ti) = (0, 0);
+    // Where the last `*` was, and where in `text` it started matching.
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && p[pi] == b'*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if pi < p.len() && p[pi] == t[ti] {
+            pi += 1;
+            ti += 1;
+        } else if let Some((star_pi, star_ti)) = star {
+            // Let the last `*` swallow one more character and retry.
+            pi = star_pi + 1;
+            ti = star_ti + 1;
+            star = Some((star_pi, star_ti + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&b| b == b'*')
 }
 
 #[cfg(test)]

@@ -1,12 +1,13 @@
 //! Pure, tick-driven playback rules with no valence types: the timeline
 //! clock of each mode, cooldowns, the rotation deadzone, the stop
-//! conditions, the resolution of Sequence steps into segments and the
-//! display update schedule. The server feeds them what it observes and acts
-//! on what they decide.
+//! conditions, the resolution of Sequence steps into segments, the
+//! display update schedule and the idle-emote clock. The server feeds
+//! them what it observes and acts on what they decide.
 
 pub mod clock;
 pub mod cooldown;
 pub mod deadzone;
+pub mod idle;
 pub mod partner;
 pub mod playing;
 pub mod schedule;

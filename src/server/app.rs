@@ -12,8 +12,8 @@ use bevy_app::PluginGroupBuilder;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
 use crate::server::{
-    combat, commands, cull, dispatch, emote, reload, resource_pack, skin, storage, tick_stats,
-    wheel, world,
+    combat, commands, cull, dispatch, emote, idle, reload, resource_pack, skin, storage,
+    tick_stats, wheel, world,
 };
 
 /// Every feature of emoted, each its own plugin, in this order:
@@ -25,6 +25,7 @@ use crate::server::{
 /// | [`EmoteLibraryPlugin`] | the emotes, loaded at start-up | `Startup` |
 /// | [`commands::EmoteCommandsPlugin`] | `/emote`, `/gamemode`, `/tp`, completion, operators | `Update`, before [`EmotePlaybackSet`](crate::server::events::EmotePlaybackSet) |
 /// | [`emote::EmotePlaybackPlugin`] | playback: start, advance, send, stop, two-player offers | `Update`, in `EmotePlaybackSet` |
+/// | [`idle::IdleEmotesPlugin`] | idle emotes: started after a quiet delay, stopped by activity | `PostUpdate`, in [`IdleEmotesSet`](idle::IdleEmotesSet) |
 /// | [`cull::DisplayCullPlugin`] | view-range culling of display entities | `PostUpdate` |
 /// | [`dispatch::EmoteDispatchPlugin`] | event commands and datapack functions | `Update`, after `EmotePlaybackSet` |
 /// | [`combat::CombatPlugin`] | melee damage, death and respawn | `Update`, before `EmotePlaybackSet` |
@@ -48,6 +49,7 @@ impl PluginGroup for EmotePlugins {
             .add(EmoteLibraryPlugin)
             .add(commands::EmoteCommandsPlugin)
             .add(emote::EmotePlaybackPlugin)
+            .add(idle::IdleEmotesPlugin)
             .add(cull::DisplayCullPlugin)
             .add(dispatch::EmoteDispatchPlugin)
             .add(combat::CombatPlugin)

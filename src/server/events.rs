@@ -6,7 +6,7 @@
 //!
 //! | event | sent by | handled by |
 //! |---|---|---|
-//! | [`PlayEmoteRequest`], [`StopEmoteRequest`] | chat commands, the dispatcher, two-player offers | playback |
+//! | [`PlayEmoteRequest`], [`StopEmoteRequest`] | chat commands, the dispatcher, two-player offers, idle emotes | playback |
 //! | [`EmoteEndedEvent`] | playback | chat feedback, the failure log, tests |
 //! | [`EmoteCommandEvent`] | playback (timeline, start and stop events) | the dispatcher |
 //! | [`PlayerDamagedEvent`], [`PlayerDiedEvent`] | combat | stop conditions, playback |
@@ -17,6 +17,7 @@ use valence::math::DVec3;
 use valence::prelude::*;
 
 use crate::format::EmoteId;
+use crate::playback::idle::IdleWake;
 use crate::playback::StopReason;
 
 /// The playback systems. This set lives in [`Update`]; command handling runs before it.
@@ -73,6 +74,9 @@ pub enum EndReason {
         /// True when the emote is gone, false when its file changed.
         removed: bool,
     },
+    /// An idle emote ([`crate::server::idle`]) ended because the player
+    /// did something: what they did.
+    NoLongerIdle(IdleWake),
 }
 
 /// Sent when a playback ends, for chat feedback and tests.

@@ -14,6 +14,7 @@ pub mod emote;
 pub mod emote_library;
 pub mod events;
 pub mod gateway;
+pub mod idle;
 pub mod loadtest;
 pub mod permissions;
 pub mod reload;

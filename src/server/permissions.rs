@@ -20,7 +20,9 @@
 //!   `operators`) hold every node; denials do not apply to them.
 //! - **Emote groups** (`[[permissions.emote_groups]]`, in order) match emote
 //!   ids by glob patterns (`example:*`). A group may require a `node` to
-//!   play its emotes and may set a `cooldown_multiplier`.
+//!   play its emotes, may set a `cooldown_multiplier`, and may set an
+//!   `idle` rule ([`idle`]); a group with an idle rule may leave `emotes`
+//!   empty.
 //!
 //! # Playing an emote ([`PlayerPermissions::may_play`])
 //!
@@ -40,6 +42,14 @@
 //! first one that matches the id, sets `cooldown_multiplier`, and is held by
 //! the player (it has no `node`, or the player holds it) gives the factor.
 //! Otherwise the emote's own cooldown applies unchanged (factor 1).
+//!
+//! # Idle emotes ([`PlayerPermissions::idle_rule`])
+//!
+//! The same order: the first emote group that has `idle` and is held by
+//! the player gives their idle rule. Idle emotes skip the access check
+//! (they need not be in any group's `emotes`), not the others.
+
+pub mod idle;
 
 use std::collections::BTreeMap;
 
@@ -48,6 +58,7 @@ use uuid::Uuid;
 
 use crate::format::EmoteId;
 use crate::server::events::PlayEmoteRequest;
+pub use idle::IdleSetting;
 
 /// Play standalone emotes on yourself and stop your own.
 pub const EMOTE_DEFAULT: &str = "emote.default";
@@ -118,6 +129,9 @@ pub struct EmoteGroup {
     /// Factor applied to these emotes' cooldowns (0 removes them, 2 doubles
     /// them); unset: this group does not change cooldowns.
     pub cooldown_multiplier: Option<f32>,
+    /// The idle emotes of the players who hold this group ([`idle`]);
+    /// unset: this group sets none.
+    pub idle: Option<IdleSetting>,
 }
 
 /// A `[permissions]` rule that cannot be used; each names its option.
@@ -160,10 +174,18 @@ pub enum RuleError {
         value: f32,
     },
     /// An emote group that matches nothing.
-    #[error("{option}: an emote group needs at least one pattern in `emotes`")]
+    #[error("{option}: an emote group needs at least one pattern in `emotes`, or an `idle` rule (a group may exist for its idle emotes alone)")]
     EmptyEmoteGroup {
         /// Where it was found.
         option: String,
+    },
+    /// An `idle` rule that cannot be used ([`idle`]).
+    #[error("{option}: {reason}")]
+    BadIdle {
+        /// Where it was found, e.g. `permissions.emote_groups[1].idle.delay`.
+        option: String,
+        /// What is wrong and what to write instead.
+        reason: String,
     },
 }
 
@@ -187,7 +209,7 @@ pub fn validate_rules(rules: &PermissionsSection) -> Result<(), RuleError> {
     for (index, group) in rules.emote_groups.iter().enumerate() {
         // TOML arrays of tables are counted from 1 by people.
         let option = format!("permissions.emote_groups[{}]", index + 1);
-        if group.emotes.is_empty() {
+        if group.emotes.is_empty() && group.idle.is_none() {
             return Err(RuleError::EmptyEmoteGroup {
                 option: format!("{option}.emotes"),
             });
@@ -211,6 +233,9 @@ pub fn validate_rules(rules: &PermissionsSection) -> Result<(), RuleError> {
                     value,
                 });
             }
+        }
+        if let Some(idle) = &group.idle {
+            idle.rule(&format!("{option}.idle"))?;
         }
     }
     Ok(())
@@ -314,31 +339,7 @@ fn check_pattern(option: &str, pattern: &str) -> Result<(), RuleError> {
     }
 }
 
-/// True when `text` matches `pattern`, where `*` matches any run of
-/// characters (also none) and every other character matches itself.
-pub fn glob_matches(pattern: &str, text: &str) -> bool {
-    let (p, t) = (pattern.as_bytes(), text.as_bytes());
-    let (mut pi, mut ti) = (0, 0);
-    // Where the last `*` was, and where in `text` it started matching.
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && p[pi] == b'*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if pi < p.len() && p[pi] == t[ti] {
-            pi += 1;
-            ti += 1;
-        } else if let Some((star_pi, star_ti)) = star {
-            // Let the last `*` swallow one more character and retry.
-            pi = star_pi + 1;
-            ti = star_ti + 1;
-            star = Some((star_pi, star_ti + 1));
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|&b| b == b'*')
-}
+pub use crate::format::ident::glob_matches;
 
 /// Why a player may not play an emote, as they read it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -481,6 +482,18 @@ impl<'a> PlayerPermissions<'a> {
             emote,
             bypass: self.bypasses() || !standalone,
         })
+    }
+
+    /// The player's idle rule: from the first emote group that has `idle`
+    /// and is held by the player (it has no `node`, or the player holds
+    /// it), with that group's index in `emote_groups`.
+    pub fn idle_rule(&self) -> Option<(usize, &'a IdleSetting)> {
+        self.rules
+            .emote_groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.node.as_deref().is_none_or(|n| self.has(n)))
+            .find_map(|(index, g)| Some((index, g.idle.as_ref()?)))
     }
 }
 

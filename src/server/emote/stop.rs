@@ -72,6 +72,7 @@ pub(super) fn stop_requested_emotes(
             layer.0 = original;
         }
         let notice = match request.reason {
+            EndReason::NoLongerIdle(wake) => wake.stop_notice(),
             EndReason::Reloaded { removed: true } => "Emote stopped: it was removed by a reload",
             EndReason::Reloaded { removed: false } => "Emote stopped: its file changed",
             EndReason::Died => "Emote stopped: you died",
