@@ -36,7 +36,7 @@ use crate::server::events::{add_shared_events, EmotePlaybackSet};
 
 pub use book::{EmoteKind, ShownEmote, SlotAction, WheelBook};
 pub use input::SNEAK_GRACE_TICKS;
-pub use open::{shown_emotes, Viewer};
+pub use open::{shown_emotes, Viewer, MAX_WHEEL_OPENS_PER_TICK};
 pub use window::{WheelWindow, WHEEL_WINDOW_ID};
 
 use crate::server::events::OpenWheelRequest;

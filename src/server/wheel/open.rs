@@ -102,9 +102,23 @@ type Offers<'w, 's> = Query<
     ),
 >;
 
+/// Wheels opened at most in one tick. Opening one is about 50 µs (most of
+/// it compressing its contents for the connection), so a crowd asking in
+/// the same tick is spread: 100 players get their wheels over three ticks,
+/// none of which grows past about 2 ms for it, and the last waits 100 ms.
+pub const MAX_WHEEL_OPENS_PER_TICK: usize = 40;
+
+/// Players waiting for their wheel, first come first served, each once.
+#[derive(Default)]
+pub(super) struct PendingOpens {
+    queue: std::collections::VecDeque<Entity>,
+    queued: std::collections::HashSet<Entity>,
+}
+
 /// Opens the wheel for each request, on its first page: the favourites when
-/// the player has any, else every emote. A wheel already open is built
-/// again and shown from its first page.
+/// the player has any, else every emote; at most
+/// [`MAX_WHEEL_OPENS_PER_TICK`] a tick, the rest in the next ticks. A
+/// wheel already open is built again and shown from its first page.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn open_requested_wheels(
     mut requests: EventReader<OpenWheelRequest>,
@@ -114,18 +128,30 @@ pub(super) fn open_requested_wheels(
     cooldowns: Res<EmoteCooldowns>,
     server: Res<Server>,
     mut icons: ResMut<IconCache>,
+    mut pending: Local<PendingOpens>,
     mut openers: Openers,
     offers: Offers,
 ) {
     if library.is_changed() {
         icons.clear();
     }
-    if requests.is_empty() {
+    for request in requests.iter() {
+        if pending.queued.insert(request.client) {
+            pending.queue.push_back(request.client);
+        }
+    }
+    if pending.queue.is_empty() {
         return;
     }
     let now = u64::try_from(server.current_tick()).unwrap_or(0);
     let no_choices = PlayerChoices::default();
-    for request in requests.iter() {
+    let take = pending.queue.len().min(MAX_WHEEL_OPENS_PER_TICK);
+    let opening: Vec<Entity> = pending.queue.drain(..take).collect();
+    for player in &opening {
+        pending.queued.remove(player);
+    }
+    for player in opening {
+        let request = OpenWheelRequest { client: player };
         let Ok((
             mut client,
             name,
@@ -140,7 +166,7 @@ pub(super) fn open_requested_wheels(
             open,
         )) = openers.get_mut(request.client)
         else {
-            continue;
+            continue; // gone
         };
         let perms = PlayerPermissions::resolve(
             &config.permissions,

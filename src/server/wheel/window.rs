@@ -41,8 +41,16 @@ pub struct WheelWindow {
     pub playing: Option<String>,
     /// The last state id sent; the next packet sends one more.
     state_id: i32,
-    /// The page as drawn.
+    /// The page as drawn: the title, and the window's 45 slots followed by
+    /// the player's 36 as last sent (the packet's own layout, so a resync
+    /// copies only the player's part).
     drawn: DrawnPage,
+}
+
+/// The drawn page with room for the player's slots after its own.
+fn with_player_part(mut drawn: DrawnPage) -> DrawnPage {
+    drawn.slots.resize(WINDOW_SLOTS + PLAYER_SLOTS.len(), None);
+    drawn
 }
 
 impl WheelWindow {
@@ -54,7 +62,7 @@ impl WheelWindow {
         icons: &mut IconCache,
     ) -> WheelWindow {
         let page = page.min(book.pages().len() - 1);
-        let drawn = draw_page(&book, page, playing.as_deref(), icons);
+        let drawn = with_player_part(draw_page(&book, page, playing.as_deref(), icons));
         WheelWindow {
             book,
             page,
@@ -64,15 +72,20 @@ impl WheelWindow {
         }
     }
 
-    /// The slots as drawn now.
+    /// The window's own 45 slots as drawn now.
     pub fn slots(&self) -> &[Option<ItemStack>] {
-        &self.drawn.slots
+        &self.drawn.slots[..WINDOW_SLOTS]
     }
 
     /// Draws the page again (after the book or the page changed).
     pub fn redraw(&mut self, icons: &mut IconCache) {
         self.page = self.page.min(self.book.pages().len() - 1);
-        self.drawn = draw_page(&self.book, self.page, self.playing.as_deref(), icons);
+        self.drawn = with_player_part(draw_page(
+            &self.book,
+            self.page,
+            self.playing.as_deref(),
+            icons,
+        ));
     }
 
     /// Opens the window on the client (or retitles it: the client keeps
@@ -91,13 +104,19 @@ impl WheelWindow {
     /// server has it, and the server's cursor (see the module docs).
     pub fn resync(&mut self, client: &mut Client, inventory: &Inventory, cursor: &CursorItem) {
         self.state_id = self.state_id.wrapping_add(1);
-        let mut slots: Vec<Option<ItemStack>> = Vec::with_capacity(WINDOW_SLOTS + 36);
-        slots.extend_from_slice(&self.drawn.slots);
-        slots.extend(PLAYER_SLOTS.map(|i| inventory.slot(i).cloned()));
+        for (sent, slot) in self.drawn.slots[WINDOW_SLOTS..]
+            .iter_mut()
+            .zip(PLAYER_SLOTS)
+        {
+            let now = inventory.slot(slot);
+            if sent.as_ref() != now {
+                *sent = now.cloned();
+            }
+        }
         client.write_packet(&InventoryS2c {
             window_id: WHEEL_WINDOW_ID,
             state_id: VarInt(self.state_id),
-            slots: Cow::Owned(slots),
+            slots: Cow::Borrowed(&self.drawn.slots),
             carried_item: Cow::Borrowed(&cursor.0),
         });
     }
