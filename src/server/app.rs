@@ -12,7 +12,8 @@ use bevy_app::PluginGroupBuilder;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
 use crate::server::{
-    combat, commands, cull, dispatch, emote, reload, resource_pack, skin, tick_stats, world,
+    combat, commands, cull, dispatch, emote, feedback, reload, resource_pack, skin, tick_stats,
+    world,
 };
 
 /// Every feature of emoted, each its own plugin, in this order:
@@ -24,6 +25,7 @@ use crate::server::{
 /// | [`EmoteLibraryPlugin`] | the emotes, loaded at start-up | `Startup` |
 /// | [`commands::EmoteCommandsPlugin`] | `/emote`, `/gamemode`, `/tp`, completion, operators | `Update`, before [`EmotePlaybackSet`](crate::server::events::EmotePlaybackSet) |
 /// | [`emote::EmotePlaybackPlugin`] | playback: start, advance, send, stop, two-player offers | `Update`, in `EmotePlaybackSet` |
+/// | [`feedback::EmoteFeedbackPlugin`] | the action bar while an emote plays, and why it ended | `PostUpdate`, before valence flushes packets |
 /// | [`cull::DisplayCullPlugin`] | view-range culling of display entities | `PostUpdate` |
 /// | [`dispatch::EmoteDispatchPlugin`] | event commands and datapack functions | `Update`, after `EmotePlaybackSet` |
 /// | [`combat::CombatPlugin`] | melee damage, death and respawn | `Update`, before `EmotePlaybackSet` |
@@ -45,6 +47,7 @@ impl PluginGroup for EmotePlugins {
             .add(EmoteLibraryPlugin)
             .add(commands::EmoteCommandsPlugin)
             .add(emote::EmotePlaybackPlugin)
+            .add(feedback::EmoteFeedbackPlugin)
             .add(cull::DisplayCullPlugin)
             .add(dispatch::EmoteDispatchPlugin)
             .add(combat::CombatPlugin)
