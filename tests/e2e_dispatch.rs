@@ -96,7 +96,7 @@ fn event_commands_reach_the_client() {
             10_000,
         )
         .wait_for(
-            json!({"event": "action_bar", "text_contains": "Emote stopped"}),
+            json!({"event": "action_bar", "text": format!("{EMOTE_ID} stopped: a command stopped it")}),
             1,
             10_000,
         )
@@ -153,7 +153,9 @@ fn event_commands_reach_the_client() {
 
     // emote stop from the event ended the playback early (the timeline is 80t).
     assert!(
-        run.action_bar().iter().any(|t| t.contains("Emote stopped")),
+        run.action_bar()
+            .iter()
+            .any(|t| *t == format!("{EMOTE_ID} stopped: a command stopped it")),
         "{:?}",
         run.action_bar()
     );

@@ -96,6 +96,37 @@ fn a_second_player_joins_the_offer_and_both_play_the_matched_branch() {
     let bob = bob.wait();
     bob.assert_ok();
 
+    // Each side's action bar followed the offer: alice waited and played
+    // with bob (the offer's own start text covers her bar while bob's join
+    // waits); bob's join waited for the match. At the end bob is told the
+    // Sequence finished; alice keeps the close's own stop text.
+    let alice_bars = alice.action_bar();
+    assert!(
+        alice_bars
+            .iter()
+            .any(|t| t.starts_with("Handshake · waiting for a partner, ")),
+        "{alice_bars:?}"
+    );
+    assert!(
+        alice_bars.contains(&"Handshake with bob · /emote stop"),
+        "{alice_bars:?}"
+    );
+    let bob_bars = bob.action_bar();
+    assert!(
+        bob_bars.contains(&"Joining alice's Handshake…"),
+        "{bob_bars:?}"
+    );
+    assert!(
+        bob_bars.contains(&"Handshake with alice · /emote stop"),
+        "{bob_bars:?}"
+    );
+    assert_eq!(bob_bars.last(), Some(&"Handshake finished"), "{bob_bars:?}");
+    assert_eq!(
+        alice_bars.last(),
+        Some(&"Handshake over."),
+        "{alice_bars:?}"
+    );
+
     // The offer came to bob as a chat line with a [Join] button.
     let offer = bob
         .events
@@ -182,7 +213,7 @@ fn nobody_joins_so_the_timeout_branch_plays() {
         .wait_spawn()
         .chat("/emote play example:handshake")
         .wait_for(
-            json!({"event": "action_bar", "text_contains": "Nobody joined"}),
+            json!({"event": "action_bar", "text": "Handshake · nobody joined · /emote stop"}),
             1,
             10_000,
         )
@@ -237,7 +268,7 @@ fn a_partner_who_disconnects_ends_the_sequence_cleanly() {
         .wait_ms(2_500)
         .chat("/emote play example:handshake")
         .wait_for(
-            json!({"event": "action_bar", "text_contains": "partner left"}),
+            json!({"event": "action_bar", "text": "Handshake stopped: your partner left"}),
             1,
             15_000,
         )

@@ -161,9 +161,7 @@ fn playing_an_emote_spawns_its_displays_with_the_sampled_poses() {
         );
     }
     assert!(
-        run.action_bar()
-            .iter()
-            .any(|t| t.contains("Playing Guitar")),
+        run.action_bar().contains(&"Guitar · /emote stop"),
         "{:?}",
         run.action_bar()
     );
@@ -360,7 +358,7 @@ fn command_events_run_at_their_ticks() {
         .disconnect()
         .run();
     run.assert_ok();
-    let started = action_bar_at(&run, "Playing Heart").expect("the play feedback");
+    let started = action_bar_at(&run, "Heart · /emote stop").expect("the play feedback");
     let hearts = action_bar_at(&run, "❤ ❤ ❤").expect("the 10t title event");
     let delay = hearts - started;
     // 10 ticks are 500 ms; a loaded CI machine may stretch ticks, never shrink them.

@@ -75,7 +75,7 @@ fn an_idle_emote_starts_after_the_delay_and_stops_when_the_player_moves_or_looks
     let config = config.to_string_lossy().into_owned();
     let emotes = concat!(env!("CARGO_MANIFEST_DIR"), "/emotes");
     let mut server = Server::start_with_args(&[emotes], &["--config", &config]);
-    let playing = json!({"event": "action_bar", "text_contains": "Playing"});
+    let playing = json!({"event": "action_bar", "text_contains": "Sit · /emote stop"});
 
     // Stands still, then walks off.
     let sitter = server
@@ -87,7 +87,7 @@ fn an_idle_emote_starts_after_the_delay_and_stops_when_the_player_moves_or_looks
         .wait_ms(500)
         .set_control("forward", true)
         .wait_for_since_start(
-            json!({"event": "action_bar", "text_contains": "Emote stopped"}),
+            json!({"event": "action_bar", "text_contains": "stopped: you moved"}),
             1,
             5000,
         )
@@ -123,12 +123,12 @@ fn an_idle_emote_starts_after_the_delay_and_stops_when_the_player_moves_or_looks
         .disconnect()
         .run();
 
-    assert_idle_stopped(&sitter.wait(), 2, [-2.5, -6.5], "Emote stopped: you moved");
+    assert_idle_stopped(&sitter.wait(), 2, [-2.5, -6.5], "Sit stopped: you moved");
     assert_idle_stopped(
         &looker.wait(),
         2,
         [-2.5, 6.5],
-        "Emote stopped: you looked around",
+        "Sit stopped: you looked around",
     );
 
     busy.assert_ok();
@@ -160,7 +160,7 @@ fn an_idle_emote_starts_after_the_delay_and_stops_when_the_player_moves_or_looks
     assert!(
         !quiet
             .iter()
-            .any(|e| matches!(e, Event::ActionBar { text: Some(t), .. } if t.contains("Playing"))),
+            .any(|e| matches!(e, Event::ActionBar { text: Some(t), .. } if t.contains("Sit · /emote stop"))),
         "an idle emote started: {}",
         busy.describe()
     );

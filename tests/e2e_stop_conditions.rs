@@ -112,8 +112,8 @@ fn each_condition_stops_the_emote_that_asks_for_it() {
         .disconnect()
         .run();
 
-    assert_stopped_by(&hitter, "you attacked", [2.5, -6.5]);
-    assert_stopped_by(&victim.wait(), "you took damage", [4.5, -6.5]);
+    assert_stopped_by(&hitter, "Guitar stopped: you attacked", [2.5, -6.5]);
+    assert_stopped_by(&victim.wait(), "Guitar stopped: you were hit", [4.5, -6.5]);
     assert_stopped_by(&walker.wait(), "you moved", [-2.5, -6.5]);
     assert_stopped_by(&swimmer.wait(), "you went under water", [11.5, 0.5]);
     let moder = moder.wait();

@@ -43,16 +43,31 @@ pub enum StopReason {
 }
 
 impl StopReason {
-    /// A short phrase for chat and logs.
+    /// A short phrase for chat and logs, told to the player it happened to
+    /// ("you moved").
     pub fn describe(self) -> &'static str {
+        self.phrases().0
+    }
+
+    /// The same phrase told to the other player of a two-player Sequence
+    /// ("your partner moved").
+    pub fn describe_partner(self) -> &'static str {
+        self.phrases().1
+    }
+
+    /// (To the player it happened to, to their partner): one line per
+    /// condition, so that the two phrases cannot drift apart.
+    fn phrases(self) -> (&'static str, &'static str) {
         match self {
-            StopReason::Moved => "you moved",
-            StopReason::Jumped => "you jumped",
-            StopReason::Submerged => "you went under water",
-            StopReason::Rode => "you started riding",
-            StopReason::Damaged => "you took damage",
-            StopReason::Attacked => "you attacked",
-            StopReason::GameModeChanged => "your game mode changed",
+            StopReason::Moved => ("you moved", "your partner moved"),
+            StopReason::Jumped => ("you jumped", "your partner jumped"),
+            StopReason::Submerged => ("you went under water", "your partner went under water"),
+            StopReason::Rode => ("you started riding", "your partner started riding"),
+            StopReason::Damaged => ("you were hit", "your partner was hit"),
+            StopReason::Attacked => ("you attacked", "your partner attacked"),
+            StopReason::GameModeChanged => {
+                ("your game mode changed", "your partner's game mode changed")
+            }
         }
     }
 }

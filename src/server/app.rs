@@ -12,7 +12,7 @@ use bevy_app::PluginGroupBuilder;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
 use crate::server::{
-    combat, commands, cull, dispatch, emote, idle, reload, resource_pack, skin, storage,
+    combat, commands, cull, dispatch, emote, feedback, idle, reload, resource_pack, skin, storage,
     tick_stats, wheel, world,
 };
 
@@ -26,6 +26,7 @@ use crate::server::{
 /// | [`commands::EmoteCommandsPlugin`] | `/emote`, `/gamemode`, `/tp`, completion, operators | `Update`, before [`EmotePlaybackSet`](crate::server::events::EmotePlaybackSet) |
 /// | [`emote::EmotePlaybackPlugin`] | playback: start, advance, send, stop, two-player offers | `Update`, in `EmotePlaybackSet` |
 /// | [`idle::IdleEmotesPlugin`] | idle emotes: started after a quiet delay, stopped by activity | `PostUpdate`, in [`IdleEmotesSet`](idle::IdleEmotesSet) |
+/// | [`feedback::EmoteFeedbackPlugin`] | the action bar while an emote plays, and why it ended | `PostUpdate`, before valence flushes packets |
 /// | [`cull::DisplayCullPlugin`] | view-range culling of display entities | `PostUpdate` |
 /// | [`dispatch::EmoteDispatchPlugin`] | event commands and datapack functions | `Update`, after `EmotePlaybackSet` |
 /// | [`combat::CombatPlugin`] | melee damage, death and respawn | `Update`, before `EmotePlaybackSet` |
@@ -50,6 +51,7 @@ impl PluginGroup for EmotePlugins {
             .add(commands::EmoteCommandsPlugin)
             .add(emote::EmotePlaybackPlugin)
             .add(idle::IdleEmotesPlugin)
+            .add(feedback::EmoteFeedbackPlugin)
             .add(cull::DisplayCullPlugin)
             .add(dispatch::EmoteDispatchPlugin)
             .add(combat::CombatPlugin)

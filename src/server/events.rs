@@ -6,16 +6,20 @@
 //!
 //! | event | sent by | handled by |
 //! |---|---|---|
-//! | [`PlayEmoteRequest`], [`StopEmoteRequest`] | chat commands, the dispatcher, two-player offers, idle emotes | playback |
-//! | [`EmoteEndedEvent`] | playback | chat feedback, the failure log, tests |
+//! | [`PlayEmoteRequest`], [`StopEmoteRequest`] | chat commands, the dispatcher, two-player offers, idle emotes, the wheel | playback |
+//! | [`EmoteEndedEvent`] | playback | feedback, idle emotes, the failure log, tests |
+//! | [`ActionBarShownEvent`] | the dispatcher (`title … actionbar`) | feedback |
 //! | [`EmoteCommandEvent`] | playback (timeline, start and stop events) | the dispatcher |
 //! | [`PlayerDamagedEvent`], [`PlayerDiedEvent`] | combat | stop conditions, playback |
 //! | [`ReloadRequest`] | `/emote reload`, the file watcher | reload, functions |
 //! | [`OpenWheelRequest`] | `/emote`, `/emotes` | the emote wheel |
 
+use std::borrow::Cow;
+
 use valence::math::DVec3;
 use valence::prelude::*;
 
+use crate::format::node::Participant;
 use crate::format::EmoteId;
 use crate::playback::idle::IdleWake;
 use crate::playback::StopReason;
@@ -41,53 +45,139 @@ pub struct PlayEmoteRequest {
 /// Ask to stop a player's emote.
 #[derive(Event, Clone, Debug)]
 pub struct StopEmoteRequest {
-    /// The player.
+    /// The player (the partner of a two-player Sequence stops it for both).
     pub client: Entity,
-    /// Why: [`EndReason::Stopped`] for `/emote stop` (a player who plays
-    /// nothing is told so), [`EndReason::Reloaded`] for a reload.
+    /// Why, as it happened to `client`: [`EndReason::Stopped`] for the
+    /// player's own `/emote stop` (a player who plays nothing is told so),
+    /// [`EndReason::Reloaded`] for a reload. A request for a partner is
+    /// turned into [`EndReason::Partner`] of this reason on the way to the
+    /// initiator's playback.
     pub reason: EndReason,
 }
 
-/// Why a playback ended.
+/// Why a playback ended, as it happened to the initiator (the player whose
+/// playback it is); [`EndReason::Partner`] wraps what happened to the
+/// partner of a two-player Sequence. [`EndReason::describe`] puts it in
+/// words for either of them.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EndReason {
     /// A `once` timeline reached its end.
     Finished,
-    /// `/emote stop` or a new emote replaced it.
+    /// The player's own `/emote stop` (typed, or the wheel's stop).
     Stopped,
+    /// Someone else's `/emote stop <player>`.
+    StoppedBy {
+        /// Who typed it.
+        name: String,
+    },
+    /// An event command or a datapack function ran `emote stop`.
+    StoppedByCommand,
+    /// Another emote started for the player.
+    Replaced,
     /// A stop condition of the file.
     Condition(StopReason),
     /// The player left (or the entity is gone).
     Left,
-    /// Molang gave a non-finite value.
+    /// Molang gave a non-finite value, went over its budget, or the events
+    /// ran over the command cap.
     Failed(String),
     /// The player died.
     Died,
     /// The player's view moved to another world (chunk layer).
     LeftWorld,
-    /// The partner of a two-player Sequence left.
-    PartnerLeft,
-    /// A stop condition of the partner of a two-player Sequence.
-    PartnerCondition(StopReason),
     /// A reload changed the emote's file, or removed the emote.
     Reloaded {
         /// True when the emote is gone, false when its file changed.
         removed: bool,
     },
+    /// What happened to the partner of a two-player Sequence ended it for
+    /// both: `Partner(Left)` when the partner left, `Partner(Condition(…))`
+    /// for a stop condition of the partner's, and so on.
+    Partner(Box<EndReason>),
     /// An idle emote ([`crate::server::idle`]) ended because the player
     /// did something: what they did.
     NoLongerIdle(IdleWake),
 }
 
+impl EndReason {
+    /// What happened to the partner, ending a two-player Sequence.
+    pub fn of_partner(reason: EndReason) -> Self {
+        EndReason::Partner(Box::new(reason))
+    }
+
+    /// Why, in a few words for `told` (the initiator or the partner of the
+    /// playback): "you moved" to the player it happened to, "your partner
+    /// moved" to the other; a reason that concerns both reads the same
+    /// ("the emote was reloaded: its file changed").
+    pub fn describe(&self, told: Participant) -> Cow<'static, str> {
+        let (initiator, partner) = self.phrases();
+        match told {
+            Participant::Initiator => initiator,
+            Participant::Partner => partner,
+        }
+    }
+
+    /// (Told to the initiator, told to the partner). One arm per reason,
+    /// with no catch-all, so a new reason cannot go without words.
+    fn phrases(&self) -> (Cow<'static, str>, Cow<'static, str>) {
+        fn pair(
+            initiator: &'static str,
+            partner: &'static str,
+        ) -> (Cow<'static, str>, Cow<'static, str>) {
+            (Cow::Borrowed(initiator), Cow::Borrowed(partner))
+        }
+        fn both(words: impl Into<Cow<'static, str>>) -> (Cow<'static, str>, Cow<'static, str>) {
+            let words = words.into();
+            (words.clone(), words)
+        }
+        match self {
+            EndReason::Finished => both("it played to the end"),
+            EndReason::Stopped => pair("you stopped it", "your partner stopped it"),
+            EndReason::StoppedBy { name } => both(format!("{name} stopped it")),
+            EndReason::StoppedByCommand => both("a command stopped it"),
+            EndReason::Replaced => pair(
+                "you started another emote",
+                "your partner started another emote",
+            ),
+            EndReason::Condition(why) => pair(why.describe(), why.describe_partner()),
+            EndReason::Left => pair("you left", "your partner left"),
+            EndReason::Failed(_) => both("it failed"),
+            EndReason::Died => pair("you died", "your partner died"),
+            EndReason::LeftWorld => pair("you left the world", "your partner left the world"),
+            EndReason::Reloaded { removed: false } => {
+                both("the emote was reloaded: its file changed")
+            }
+            EndReason::Reloaded { removed: true } => both("the emote was removed by a reload"),
+            EndReason::NoLongerIdle(wake) => pair(wake.describe(), "your partner stopped idling"),
+            EndReason::Partner(what) => {
+                let (initiator, partner) = what.phrases();
+                (partner, initiator)
+            }
+        }
+    }
+}
+
 /// Sent when a playback ends, for chat feedback and tests.
 #[derive(Event, Clone, Debug)]
 pub struct EmoteEndedEvent {
-    /// The player.
+    /// The player (the initiator of a two-player Sequence).
     pub client: Entity,
+    /// The matched partner of a two-player Sequence, who played it too.
+    pub partner: Option<Entity>,
     /// The emote.
     pub emote: EmoteId,
     /// Why.
     pub reason: EndReason,
+}
+
+/// Something other than emoted's own feedback showed text on a player's
+/// action bar (an emote's `title … actionbar`): the playing emote's bar
+/// leaves it on screen for a while instead of covering it
+/// ([`crate::server::feedback`]).
+#[derive(Event, Clone, Copy, Debug)]
+pub struct ActionBarShownEvent {
+    /// The player.
+    pub client: Entity,
 }
 
 /// Marks a display entity spawned for a player's emote.
@@ -208,6 +298,7 @@ impl Plugin for EmoteEventsPlugin {
         app.add_event::<PlayEmoteRequest>()
             .add_event::<StopEmoteRequest>()
             .add_event::<EmoteEndedEvent>()
+            .add_event::<ActionBarShownEvent>()
             .add_event::<EmoteCommandEvent>()
             .add_event::<PlayerDamagedEvent>()
             .add_event::<PlayerDiedEvent>()

@@ -13,6 +13,7 @@ pub mod dispatch;
 pub mod emote;
 pub mod emote_library;
 pub mod events;
+pub mod feedback;
 pub mod gateway;
 pub mod idle;
 pub mod loadtest;

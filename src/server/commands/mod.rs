@@ -17,7 +17,7 @@
 //! |---|---|
 //! | `/emote play <id>` | what [`PlayerPermissions::may_play`](crate::server::permissions::PlayerPermissions::may_play) says |
 //! | `/emote stop` | `emote.default` |
-//! | `/emote list`, `/emote info <id>` | nothing (the list shows what you may play) |
+//! | `/emote list [page]`, `/emote info <id>` | nothing (the list shows what you may play, each entry a button that plays it) |
 //! | `/emote play <id> <player>`, `/emote stop <player>`, `/emote reload` | `emote.manage` |
 //! | `/gamemode <mode> [targets]` | `minecraft.command.gamemode` |
 //! | `/tp ...` | `minecraft.command.teleport` |
@@ -53,6 +53,7 @@
 //!   a word that is neither a player name nor a selector (`Bad-Name`, `~`)
 //!   is refused when parsed instead of answered "No player named …".
 
+mod list;
 mod parse;
 mod rate;
 mod run;
@@ -69,9 +70,10 @@ use self::suggest::*;
 use self::tree::*;
 use crate::server::events::add_shared_events;
 
+pub use list::LIST_PAGE_SIZE;
 pub use parse::{parse_command, Command, EmoteCommand};
 pub use rate::{slow_down_message, Bucket, CommandRateLimits, RateLimit};
-pub use run::{LIST_PAGE_SIZE, MANAGE_OP_LEVEL, MAX_HORIZONTAL, MAX_VERTICAL};
+pub use run::{MANAGE_OP_LEVEL, MAX_HORIZONTAL, MAX_VERTICAL};
 pub use suggest::suggest;
 pub use tree::{ListedOperator, SentCommandTree, LISTED_OPERATOR_LEVEL};
 

@@ -6,11 +6,13 @@ use valence::op_level::OpLevel;
 use valence::prelude::*;
 use valence::protocol::packets::play::CommandExecutionC2s;
 
+use super::list::{page_text, Listed};
 use super::parse::*;
 use super::rate::*;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
 use crate::server::config::Config;
+use crate::server::emote::EmoteCooldowns;
 use crate::server::emote_library::EmoteLibrary;
 use crate::server::events::{
     EndReason, OpenWheelRequest, PlayEmoteRequest, ReloadRequest, StopEmoteRequest,
@@ -25,8 +27,6 @@ use crate::server::syntax::{
     game_mode_name, Destination, Facing, GameModeCommand, TeleportCommand,
 };
 
-/// Emotes per page of `/emote list`.
-pub const LIST_PAGE_SIZE: usize = 10;
 /// Operator level from which a player holds every node, `emote.manage`
 /// included (the same as [`crate::server::permissions::OPERATOR_LEVEL`]).
 pub const MANAGE_OP_LEVEL: u8 = crate::server::permissions::OPERATOR_LEVEL;
@@ -102,8 +102,11 @@ pub(super) fn handle_commands(
     mut reload: EventWriter<ReloadRequest>,
     mut wheel: EventWriter<OpenWheelRequest>,
     mut rng: Local<CommandRng>,
+    cooldowns: Option<Res<EmoteCooldowns>>,
+    server: Res<Server>,
 ) {
     let config: &Config = &config;
+    let now_tick = u64::try_from(server.current_tick()).unwrap_or(0);
     for packet in packets.iter() {
         let Some(pkt) = packet.decode::<CommandExecutionC2s>() else {
             continue;
@@ -136,6 +139,12 @@ pub(super) fn handle_commands(
                         players: &mut players,
                         rng: &mut rng.0,
                     };
+                    // The sender's cooldowns, for the list's hover.
+                    let cooldown_left = |id: &EmoteId| {
+                        cooldowns
+                            .as_ref()
+                            .map_or(0, |c| c.0.remaining_ticks(&uuid, id, now_tick))
+                    };
                     match command {
                         Command::Emote(command) => run_emote(
                             command,
@@ -144,6 +153,7 @@ pub(super) fn handle_commands(
                             config,
                             &library.0,
                             run.players,
+                            &cooldown_left,
                             &mut play,
                             &mut stop,
                             &mut reload,
@@ -178,6 +188,7 @@ pub(super) fn run_emote(
     config: &Config,
     library: &Library,
     players: &Players,
+    cooldown_left: &dyn Fn(&EmoteId) -> u64,
     play: &mut EventWriter<PlayEmoteRequest>,
     stop: &mut EventWriter<StopEmoteRequest>,
     reload: &mut EventWriter<ReloadRequest>,
@@ -254,15 +265,22 @@ pub(super) fn run_emote(
         ),
         EmoteCommand::Stop { target: Some(name) } => match find_player(players, &name) {
             Some(target) => {
+                // The target is told who stopped it (the sender's own name
+                // is their own stop).
+                let reason = match players.get(sender) {
+                    Ok(_) if target == sender => EndReason::Stopped,
+                    Ok((_, _, by, ..)) => EndReason::StoppedBy { name: by.0.clone() },
+                    Err(_) => EndReason::StoppedByCommand,
+                };
                 stop.send(StopEmoteRequest {
                     client: target,
-                    reason: EndReason::Stopped,
+                    reason,
                 });
                 None
             }
             None => Some(no_such_player(&name)),
         },
-        EmoteCommand::List { page } => Some(list_page(library, page, perms)),
+        EmoteCommand::List { page } => Some(list_page(library, page, perms, cooldown_left)),
         EmoteCommand::Info { id } => Some(info(library, &id, perms)),
         EmoteCommand::Wheel => {
             wheel.send(OpenWheelRequest { client: sender });
@@ -409,28 +427,26 @@ impl AdminRun<'_, '_, '_> {
     }
 }
 
-pub(super) fn list_page(library: &Library, page: usize, perms: &PlayerPermissions) -> Text {
-    let visible: Vec<(&EmoteId, &EmoteFile)> = library
+/// Page `page` (from 1) of the emotes `perms` may play, with the player's
+/// cooldowns from `cooldown_left_ticks`; or one red line when there is no
+/// such page.
+pub(super) fn list_page(
+    library: &Library,
+    page: usize,
+    perms: &PlayerPermissions,
+    cooldown_left_ticks: &dyn Fn(&EmoteId) -> u64,
+) -> Text {
+    let visible: Vec<Listed> = library
         .iter()
         .map(|(id, e)| (id, &*e.file))
         .filter(|(id, f)| perms.may_play(id.as_str(), is_standalone(f)).is_ok())
+        .map(|(id, file)| Listed {
+            id,
+            file,
+            cooldown_left_ticks: cooldown_left_ticks(id),
+        })
         .collect();
-    if visible.is_empty() {
-        return "There are no emotes you may play.".color(Color::GOLD);
-    }
-    let pages = visible.len().div_ceil(LIST_PAGE_SIZE);
-    if page > pages {
-        return format!("There are only {pages} pages of emotes.").color(Color::RED);
-    }
-    let mut lines = vec![format!("Emotes (page {page}/{pages}):")];
-    for (id, file) in visible
-        .iter()
-        .skip((page - 1) * LIST_PAGE_SIZE)
-        .take(LIST_PAGE_SIZE)
-    {
-        lines.push(format!("  {id} - {}", file.metadata().name));
-    }
-    lines.join("\n").color(Color::GOLD)
+    page_text(&visible, page)
 }
 
 pub(super) fn info(library: &Library, id: &str, perms: &PlayerPermissions) -> Text {

@@ -7,7 +7,6 @@ use governor::clock::FakeRelativeClock;
 use super::parse::*;
 use super::rate::*;
 use super::run;
-use super::run::*;
 use super::suggest::*;
 use super::tree::*;
 use std::time::Duration;
@@ -371,7 +370,7 @@ fn suggestions_and_the_list_only_offer_what_the_player_may_play() {
 
     let list = |perms: &PlayerPermissions| {
         (1..=5)
-            .map(|page| list_page(&library, page, perms).to_string())
+            .map(|page| run::list_page(&library, page, perms, &|_| 0).to_string())
             .collect::<Vec<_>>()
             .join("\n")
     };

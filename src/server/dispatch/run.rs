@@ -22,7 +22,8 @@ use super::functions::{EmoteFunctions, FunctionState};
 use super::parse::*;
 use crate::server::config::Config;
 use crate::server::events::{
-    CommandSource, EmoteCommandEvent, EmoteDisplay, EndReason, PlayEmoteRequest, StopEmoteRequest,
+    ActionBarShownEvent, CommandSource, EmoteCommandEvent, EmoteDisplay, EndReason,
+    PlayEmoteRequest, StopEmoteRequest,
 };
 use crate::server::syntax::selector::{
     Candidate, SelectContext, Selector, SelectorBase, SelectorRng,
@@ -165,6 +166,7 @@ pub(super) struct Dispatcher<'w, 's> {
     layers: Query<'w, 's, (Entity, &'static mut ChunkLayer)>,
     play: EventWriter<'w, PlayEmoteRequest>,
     stop: EventWriter<'w, StopEmoteRequest>,
+    action_bars: EventWriter<'w, ActionBarShownEvent>,
     functions: Res<'w, EmoteFunctions>,
     reported: ResMut<'w, ReportedCommands>,
     cache: ResMut<'w, ParseCache>,
@@ -347,7 +349,9 @@ impl Dispatcher<'_, '_> {
                             client.set_subtitle(text.clone())
                         }
                         TitleAction::Show(TitleKind::ActionBar, text) => {
-                            client.set_action_bar(text.clone())
+                            client.set_action_bar(text.clone());
+                            self.action_bars
+                                .send(ActionBarShownEvent { client: target });
                         }
                         TitleAction::Clear => client.clear_title(),
                         TitleAction::Reset => client.reset_title(),
@@ -431,7 +435,7 @@ impl Dispatcher<'_, '_> {
                 for client in self.emote_targets(target.as_ref(), context, "emote stop")? {
                     self.stop.send(StopEmoteRequest {
                         client,
-                        reason: EndReason::Stopped,
+                        reason: EndReason::StoppedByCommand,
                     });
                 }
             }

@@ -215,6 +215,16 @@ impl ActiveEmote {
         }
     }
 
+    /// The matched partner of a two-player Sequence.
+    pub fn partner(&self) -> Option<Entity> {
+        self.duo.as_ref().and_then(Duo::partner)
+    }
+
+    /// Where a two-player Sequence is (`None` for a solo playback).
+    pub fn duo_stage(&self) -> Option<DuoStage> {
+        self.duo.as_ref().map(Duo::stage)
+    }
+
     /// The emote id (an Animation or a Sequence).
     pub fn emote(&self) -> &EmoteId {
         &self.state.emote

@@ -91,10 +91,10 @@ pub(super) type PlayingPlayers<'w, 's> = Query<
         Entity,
         &'static mut ActiveEmote,
         &'static Look,
-        &'static mut Client,
         &'static mut EntityLayerId,
         Option<&'static mut StopWatch>,
     ),
+    With<Client>,
 >;
 
 /// Buffers [`advance_emotes`] reuses from tick to tick.
@@ -123,7 +123,7 @@ pub(super) fn advance_emotes(
     plans.0.begin_tick();
     let policy = policy.map_or(DisplayUpdatePolicy::Scheduled, |p| *p);
     let TickBuffers { due, updates } = &mut *buffers;
-    for (player, mut playback, look, mut client, mut layer, watch) in &mut players {
+    for (player, mut playback, look, mut layer, watch) in &mut players {
         let playback = &mut *playback;
         let mut end = None;
         if let Some(reason) = watch.and_then(|mut w| w.check()) {
@@ -151,17 +151,14 @@ pub(super) fn advance_emotes(
             write_updates(playback, updates, &mut displays);
         }
         if let Some(reason) = end {
-            // A failure's chat line and log line: `report_failed_emotes`.
-            if let EndReason::Condition(r) = &reason {
-                client.send_action_bar_message(
-                    format!("Emote stopped: {}", r.describe()).color(Color::GRAY),
-                );
-            }
+            // What the players are told: the feedback plugin; a failure's
+            // chat line and log line: `report_failed_emotes`.
             if let Some(original) = wind_down(playback, player, &mut commands, &mut commands_out) {
                 layer.0 = original;
             }
             ended.send(EmoteEndedEvent {
                 client: player,
+                partner: playback.partner(),
                 emote: playback.emote().clone(),
                 reason,
             });

@@ -161,7 +161,8 @@ pub fn join_offers(
             }
         }
         match nearby.iter().find(|(_, _, verdict, _)| verdict.is_ok()) {
-            Some((_, initiator, _, name)) => {
+            // The joiner's "Joining …" bar: the feedback plugin.
+            Some((_, initiator, _, _)) => {
                 if let Ok((_, mut playback, ..)) = offers.get_mut(*initiator) {
                     if let Some(duo) = &mut playback.duo {
                         duo.state = DuoState::Offering {
@@ -169,9 +170,6 @@ pub fn join_offers(
                         };
                     }
                 }
-                client.send_action_bar_message(
-                    format!("Joining {name}'s {}...", sequence.metadata.name).color(Color::GOLD),
-                );
             }
             None => {
                 let (_, _, verdict, name) = first;
@@ -197,16 +195,18 @@ pub fn run_offers(
     server: Res<Server>,
     mut cooldowns: ResMut<EmoteCooldowns>,
     hidden_layer: Option<Res<HiddenPlayersLayer>>,
-    mut initiators: Query<(
-        Entity,
-        &mut ActiveEmote,
-        &mut Position,
-        &mut Look,
-        &mut Client,
-        &Health,
-        &VisibleChunkLayer,
-        &Username,
-    )>,
+    mut initiators: Query<
+        (
+            Entity,
+            &mut ActiveEmote,
+            &mut Position,
+            &mut Look,
+            &Health,
+            &VisibleChunkLayer,
+            &Username,
+        ),
+        With<Client>,
+    >,
     mut others: Query<
         (
             Entity,
@@ -226,9 +226,7 @@ pub fn run_offers(
     mut commands_out: EventWriter<EmoteCommandEvent>,
 ) {
     let now = u64::try_from(server.current_tick()).unwrap_or(0);
-    for (initiator, mut playback, mut position, mut look, mut client, health, layer, name) in
-        &mut initiators
-    {
+    for (initiator, mut playback, mut position, mut look, health, layer, name) in &mut initiators {
         let playback = &mut *playback;
         let Some(mut duo) = playback.duo.clone() else {
             continue;
@@ -239,7 +237,7 @@ pub fn run_offers(
                 if others.get(partner).is_err() {
                     stop.send(StopEmoteRequest {
                         client: initiator,
-                        reason: EndReason::PartnerLeft,
+                        reason: EndReason::of_partner(EndReason::Left),
                     });
                 }
             }
@@ -293,7 +291,7 @@ pub fn run_offers(
         }
         match new_state {
             DuoState::Matched { partner } => {
-                let Ok((_, mut p_pos, mut p_look, mut p_client, _, _, mut p_layer, p_name, p_uuid)) =
+                let Ok((_, mut p_pos, mut p_look, _, _, _, mut p_layer, _, p_uuid)) =
                     others.get_mut(partner)
                 else {
                     continue;
@@ -345,20 +343,12 @@ pub fn run_offers(
                 cooldowns
                     .0
                     .start(p_uuid.0, playback.state.emote.clone(), now, cooldown);
-                p_client
-                    .send_action_bar_message(format!("{title} with {}", name.0).color(Color::GOLD));
-                client.send_action_bar_message(
-                    format!("{title} with {}", p_name.0).color(Color::GOLD),
-                );
             }
             DuoState::Offering { .. } if duo.waited_ticks >= duo.timeout_ticks => {
                 stop_segment(playback, initiator, &mut commands_out);
                 duo.state = DuoState::Alone;
                 playback.duo = Some(duo.clone());
                 let steps = duo.timeout.clone();
-                client.send_action_bar_message(
-                    format!("Nobody joined your {title}").color(Color::GRAY),
-                );
                 if !playback.state.begin_branch(&steps, SpaceRoots::OFFER) {
                     stop.send(StopEmoteRequest {
                         client: initiator,
@@ -379,17 +369,19 @@ pub fn run_offers(
 #[allow(clippy::type_complexity)]
 pub fn watch_partners(
     mut commands: Commands,
-    mut partners: Query<(
-        Entity,
-        &EmotePartner,
-        Option<&mut StopWatch>,
-        &mut EntityLayerId,
-        &mut Client,
-    )>,
+    mut partners: Query<
+        (
+            Entity,
+            &EmotePartner,
+            Option<&mut StopWatch>,
+            &mut EntityLayerId,
+        ),
+        With<Client>,
+    >,
     initiators: Query<&ActiveEmote>,
     mut stop: EventWriter<StopEmoteRequest>,
 ) {
-    for (entity, partner, watch, mut layer, mut client) in &mut partners {
+    for (entity, partner, watch, mut layer) in &mut partners {
         let still_playing = initiators
             .get(partner.initiator)
             .is_ok_and(|p| p.duo.as_ref().and_then(Duo::partner) == Some(entity));
@@ -397,19 +389,15 @@ pub fn watch_partners(
             if let Some(original) = partner.restore_layer {
                 layer.0 = original;
             }
-            client.send_action_bar_message("Emote ended".color(Color::GRAY));
             commands
                 .entity(entity)
                 .remove::<(EmotePartner, StopWatch)>();
             continue;
         }
         if let Some(reason) = watch.and_then(|mut w| w.check()) {
-            client.send_action_bar_message(
-                format!("Emote stopped: {}", reason.describe()).color(Color::GRAY),
-            );
             stop.send(StopEmoteRequest {
                 client: partner.initiator,
-                reason: EndReason::PartnerCondition(reason),
+                reason: EndReason::of_partner(EndReason::Condition(reason)),
             });
         }
     }

@@ -61,10 +61,41 @@ impl Duo {
         }
     }
 
+    /// Where the playback is, as its players are told.
+    pub fn stage(&self) -> DuoStage {
+        match self.state {
+            DuoState::Offering { reserved } => DuoStage::Waiting {
+                ticks_left: self.timeout_ticks.saturating_sub(self.waited_ticks),
+                joining: reserved,
+            },
+            DuoState::Matched { partner } => DuoStage::Matched { partner },
+            DuoState::Alone => DuoStage::NobodyJoined,
+        }
+    }
+
     /// Whether the offer is open: nobody has joined or been reserved yet.
     pub(crate) fn is_open(&self) -> bool {
         self.state == DuoState::Offering { reserved: None }
     }
+}
+
+/// Where a two-player Sequence is, for what its players are shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DuoStage {
+    /// The offer plays and waits for a partner.
+    Waiting {
+        /// Ticks until the offer times out.
+        ticks_left: u32,
+        /// A player who joined and waits for the offer's cycle to end.
+        joining: Option<Entity>,
+    },
+    /// Both play the matched branch.
+    Matched {
+        /// The partner.
+        partner: Entity,
+    },
+    /// Nobody joined in time: the timeout branch plays.
+    NobodyJoined,
 }
 
 /// On the partner of a matched two-player playback.

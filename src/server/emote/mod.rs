@@ -54,7 +54,7 @@ pub use active::{
     ActiveEmote, DisplayUpdatePolicy, EmoteCooldowns, HiddenPlayersLayer, Riding,
     SimulatedWallClock, StopWatch,
 };
-pub use duo_state::{Duo, EmotePartner, JoinedThisTick};
+pub use duo_state::{Duo, DuoStage, EmotePartner, JoinedThisTick};
 pub use send::EmotePlans;
 
 /// Plays emotes: starts, advances and stops playbacks, and cleans up after them.

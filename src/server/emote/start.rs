@@ -118,8 +118,9 @@ pub(super) fn start_requested_emotes(
             }
             ended.send(EmoteEndedEvent {
                 client: request.client,
+                partner: old.partner(),
                 emote: old.emote().clone(),
-                reason: EndReason::Stopped,
+                reason: EndReason::Replaced,
             });
         }
         let root = position.0;
@@ -161,8 +162,6 @@ pub(super) fn start_requested_emotes(
             (f64::from(playback.state.cooldown_ticks) * f64::from(request.cooldown_multiplier))
                 .round() as u32,
         );
-        client
-            .send_action_bar_message(format!("Playing {}", playback.state.name).color(Color::GOLD));
         let watch = StopWatch::new(playback.state.stop_conditions, root);
         commands.entity(request.client).insert((playback, watch));
     }

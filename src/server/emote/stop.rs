@@ -54,16 +54,22 @@ pub(super) fn stop_requested_emotes(
     mut commands_out: EventWriter<EmoteCommandEvent>,
 ) {
     for request in requests.iter() {
-        // A partner's stop ends the initiator's playback (for both).
-        let target = match (partners.get(request.client), players.get(request.client)) {
-            (Ok(partner), Ok((None, ..))) => partner.initiator,
-            _ => request.client,
+        // A partner's stop ends the initiator's playback (for both), as
+        // something that happened to the partner.
+        let (target, reason) = match (partners.get(request.client), players.get(request.client)) {
+            (Ok(partner), Ok((None, ..))) => (
+                partner.initiator,
+                EndReason::of_partner(request.reason.clone()),
+            ),
+            _ => (request.client, request.reason.clone()),
         };
         let Ok((playback, mut client, mut layer)) = players.get_mut(target) else {
             continue;
         };
         let Some(mut playback) = playback else {
-            if request.reason == EndReason::Stopped {
+            // Only the player's own stop is answered: a stop from someone
+            // else, a command or a reload found nothing to stop either way.
+            if reason == EndReason::Stopped {
                 client.send_chat_message("You are not playing an emote.".color(Color::RED));
             }
             continue;
@@ -71,22 +77,13 @@ pub(super) fn stop_requested_emotes(
         if let Some(original) = wind_down(&mut playback, target, &mut commands, &mut commands_out) {
             layer.0 = original;
         }
-        let notice = match request.reason {
-            EndReason::NoLongerIdle(wake) => wake.stop_notice(),
-            EndReason::Reloaded { removed: true } => "Emote stopped: it was removed by a reload",
-            EndReason::Reloaded { removed: false } => "Emote stopped: its file changed",
-            EndReason::Died => "Emote stopped: you died",
-            EndReason::PartnerLeft => "Emote stopped: your partner left",
-            EndReason::PartnerCondition(_) => "Emote stopped by your partner",
-            EndReason::LeftWorld => "Emote stopped: you left the world",
-            _ => "Emote stopped",
-        };
+        // What the players are told: the feedback plugin.
         ended.send(EmoteEndedEvent {
             client: target,
+            partner: playback.partner(),
             emote: playback.emote().clone(),
-            reason: request.reason.clone(),
+            reason,
         });
-        client.send_action_bar_message(notice.color(Color::GRAY));
         commands.entity(target).remove::<(ActiveEmote, StopWatch)>();
     }
 }
@@ -147,6 +144,7 @@ pub(super) fn end_emotes_of_leaving_players(
             let _ = wind_down(&mut playback, entity, &mut commands, &mut commands_out);
             ended.send(EmoteEndedEvent {
                 client: entity,
+                partner: playback.partner(),
                 emote: playback.emote().clone(),
                 reason: EndReason::Left,
             });

@@ -1,6 +1,6 @@
 //! Idle emotes: a player who stands quiet for their group's `delay` starts
 //! one of its idle emotes by themself, and the first thing they do stops
-//! it ("Emote stopped: you moved").
+//! it ("Sit stopped: you moved").
 //!
 //! # What idle means
 //!

@@ -253,7 +253,7 @@ fn a_command_that_replaces_the_idle_emote_plays_on() {
     s.ticks(5);
     assert_eq!(s.playing().as_deref(), Some("example:wave"));
     let reasons: Vec<&EndReason> = s.ended.iter().map(|e| &e.reason).collect();
-    assert_eq!(reasons, [&EndReason::Stopped], "the sit was replaced");
+    assert_eq!(reasons, [&EndReason::Replaced], "the sit was replaced");
 }
 
 #[test]
