@@ -29,9 +29,8 @@
 //! need not be in any group's `emotes`), but an Animation that is not
 //! `standalone`, or that is cooling down for the player, is left out,
 //! unless the player holds `emote.bypass`, which the request then carries.
-//! The server has no `disabled` list yet; when it gets one, it belongs in
-//! the same filter. The group's cooldown multiplier applies as for a
-//! command.
+//! An emote in `permissions.disabled` is left out the same way. The
+//! group's cooldown multiplier applies as for a command.
 //!
 //! # One tick
 //!
@@ -253,7 +252,8 @@ fn run_idle_clocks(
                     let cooling = cooldowns
                         .as_ref()
                         .is_some_and(|c| c.0.remaining_ticks(&uuid.0, id, now) > 0);
-                    bypass || (loaded.file.is_standalone() && !cooling)
+                    let disabled = config.permissions.is_disabled(id.as_str());
+                    bypass || (loaded.file.is_standalone() && !cooling && !disabled)
                 };
                 let candidates = idle
                     .candidates

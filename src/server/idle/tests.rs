@@ -193,6 +193,21 @@ fn candidates_that_may_not_play_are_never_asked_for() {
 }
 
 #[test]
+fn a_disabled_candidate_is_never_asked_for() {
+    let rule = r#"{ delay = "1s", emotes = ["example:sit", "example:wave"] }"#;
+    let mut s = Scenario::new(rule, "[permissions]\ndisabled = [\"example:sit\"]\n");
+    s.ticks(200);
+    assert!(!s.requested.is_empty());
+    assert!(
+        s.requested
+            .iter()
+            .all(|(_, id)| id.as_str() == "example:wave"),
+        "{:?}",
+        s.requested
+    );
+}
+
+#[test]
 fn a_finished_idle_emote_repeats_with_the_other_candidate() {
     // Both play once (wave 40 ticks, heart 50) and cool down within the
     // delay that follows each.

@@ -252,12 +252,13 @@ mod tests {
     fn only_what_the_player_may_play_is_shown() {
         let library = bundled();
         let rules: PermissionsSection = toml::from_str(
-            "[[emote_groups]]\nemotes = [\"example:guitar\"]\nnode = \"emote.vip\"\n",
+            "disabled = [\"example:bow\"]\n[[emote_groups]]\nemotes = [\"example:guitar\"]\nnode = \"emote.vip\"\n",
         )
         .expect("rules");
         let shown = shown_for(&library, &rules, 0);
         let ids: Vec<&str> = shown.iter().map(|e| e.id.as_str()).collect();
         assert!(!ids.contains(&"example:guitar"), "a VIP emote: {ids:?}");
+        assert!(!ids.contains(&"example:bow"), "disabled: {ids:?}");
         // Parts of Sequences are not standalone: never on the wheel.
         assert!(!ids.contains(&"example:handshake_offer"));
         assert!(ids.contains(&"example:wave"));
