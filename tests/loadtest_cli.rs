@@ -148,3 +148,14 @@ fn bad_arguments_are_refused_with_a_message() {
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn open_wheels_opens_a_wheel_for_every_viewer_and_sends_them() {
+    let plain = loadtest(&[]);
+    let wheels = loadtest(&["--open-wheels"]);
+    assert_eq!(wheels["wheels_open"], 8, "{wheels}");
+    assert!(plain.get("wheels_open").is_none(), "{plain}");
+    // Each viewer gets its window again and again: more bytes than without.
+    let bytes = |r: &Value| r["bytes_per_viewer_per_s"].as_f64().unwrap_or(0.0);
+    assert!(bytes(&wheels) > bytes(&plain), "{wheels} against {plain}");
+}
