@@ -8,8 +8,10 @@
 //! builds the resource pack that draws skin-bound parts with the player's
 //! own skin; [`preview`] draws an Animation's poses as a PNG contact sheet
 //! (`emoted preview`); [`store`] keeps per-player state (favourites, the
-//! wheel order) in SQLite across restarts. None of `anim`, `molang`,
-//! `pack`, `playback`, `preview` or `store` names valence.
+//! wheel order) in SQLite across restarts; [`modded`] reads and writes
+//! modded clients' channels (Emotecraft's) as plain bytes. None of `anim`,
+//! `modded`, `molang`, `pack`, `playback`, `preview` or `store` names
+//! valence.
 //!
 //! The server is a set of bevy plugins, [`EmotePlugins`], that any valence
 //! 1.20.1 app can add; `emoted serve` is one such app.
@@ -38,6 +40,7 @@
 pub mod anim;
 pub mod format;
 pub mod library;
+pub mod modded;
 pub mod molang;
 pub mod pack;
 pub mod playback;
