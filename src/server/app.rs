@@ -12,8 +12,8 @@ use bevy_app::PluginGroupBuilder;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
 use crate::server::{
-    combat, commands, cull, dispatch, emote, feedback, idle, reload, resource_pack, skin, storage,
-    tick_stats, wheel, world,
+    combat, commands, cull, dispatch, emote, feedback, idle, modded, reload, resource_pack, skin,
+    storage, tick_stats, wheel, world,
 };
 
 /// Every feature of emoted, each its own plugin, in this order:
@@ -34,6 +34,7 @@ use crate::server::{
 /// | [`resource_pack::ResourcePackPlugin`] | the resource pack: its HTTP server, the offer at join, each player's answer | `PostStartup`, `Update`, `PostUpdate` (before valence flushes packets) |
 /// | [`skin::SkinPlugin`] | each player's [`skin::PlayerSkin`] at join: their textures, slim or not, or their default skin | `PreUpdate` |
 /// | [`storage::StoragePlugin`] | the per-player store (`[storage]`), each player's favourites and wheel order at join | `PreStartup`, `PreUpdate` |
+/// | [`modded::EmotecraftPlugin`] | Emotecraft's channel: its handshake, and STREAM and STOP relayed between modded players | `Update` |
 /// | [`wheel::EmoteWheelPlugin`] | the emote wheel: `/emote`, sneak + F, its clicks | `Update`, around `EmotePlaybackSet` |
 /// | [`tick_stats::TickStatsPlugin`] | a tick-rate line in the log every 200 ticks | `First`, `Last` |
 ///
@@ -60,6 +61,7 @@ impl PluginGroup for EmotePlugins {
             .add(skin::SkinPlugin)
             .add(storage::StoragePlugin)
             .add(wheel::EmoteWheelPlugin)
+            .add(modded::EmotecraftPlugin)
             .add(tick_stats::TickStatsPlugin)
     }
 }

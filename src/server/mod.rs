@@ -17,6 +17,7 @@ pub mod feedback;
 pub mod gateway;
 pub mod idle;
 pub mod loadtest;
+pub mod modded;
 pub mod permissions;
 pub mod reload;
 pub mod resource_pack;

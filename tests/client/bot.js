@@ -557,6 +557,17 @@ function start () {
   })
   client.on('close_window', (p) => record('window_close', { window_id: p.windowId }))
 
+  // Plugin messages (custom_payload), raw: the channel and the bytes as hex.
+  client.on('custom_payload', (p) => {
+    // minecraft-protocol parses minecraft:register itself, into the names:
+    // put them back as the wire has them (NUL-separated).
+    let data
+    if (Buffer.isBuffer(p.data)) data = p.data
+    else if (Array.isArray(p.data) && p.data.every((n) => typeof n === 'string')) data = Buffer.from(p.data.join('\0'))
+    else data = Buffer.from(JSON.stringify(p.data === undefined ? null : p.data))
+    record('plugin_message', { channel: p.channel, hex: data.toString('hex') })
+  })
+
   // The command tree, as flat paths: "emote play <id>".
   client.on('declare_commands', (p) => {
     record('command_tree', { paths: commandPaths(p.nodes, p.rootIndex) })
@@ -702,6 +713,7 @@ const STEP_KINDS = [
   'swap_hands',
   'click_window',
   'close_window',
+  'send_plugin',
   'block_at',
   'position',
   'disconnect'
@@ -900,6 +912,10 @@ async function runStep (step, remainingMs) {
       })
       return
     }
+    case 'send_plugin':
+      // A plugin message (custom_payload) on a channel, its bytes as hex.
+      bot._client.write('custom_payload', { channel: arg.channel, data: Buffer.from(arg.hex, 'hex') })
+      return
     case 'close_window':
       // The player closes the window (Escape): close_window (CloseHandledScreenC2s).
       bot._client.write('close_window', { windowId: arg === true ? 117 : arg })

@@ -402,6 +402,12 @@ pub enum Event {
     WindowItems(super::WindowItems),
     /// One slot of a window (set_slot).
     WindowSlot(super::WindowSlot),
+    /// A plugin message from the server (custom_payload), its bytes as hex.
+    PluginMessage {
+        t: u64,
+        channel: String,
+        hex: String,
+    },
     /// The server closed the window (close_window).
     WindowClose {
         t: u64,

@@ -1,0 +1,184 @@
+//! Real clients (mineflayer) speaking Emotecraft's `emotecraft:emote`
+//! channel as a modded client does: the server announces the channel,
+//! answers CONFIG, relays a STREAM to another modded player with the
+//! sender's UUID, sends nothing to a vanilla player, and shrugs off
+//! malformed and oversized messages.
+//!
+//! The bytes here are built and read by this file's own code, from
+//! `protocol-notes.md` §3, not by the server's codec.
+
+mod common;
+
+use common::{Event, Server};
+use serde_json::json;
+
+const CHANNEL: &str = "emotecraft:emote";
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len() / 2)
+        .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// One packet: i32 version, u8 purpose, u8 count, then (u8 id, u8 version,
+/// i32 size, bytes) each.
+fn packet(purpose: u8, subs: &[(u8, u8, Vec<u8>)]) -> Vec<u8> {
+    let mut b = 8_i32.to_be_bytes().to_vec();
+    b.push(purpose);
+    b.push(subs.len() as u8);
+    for (id, version, payload) in subs {
+        b.push(*id);
+        b.push(*version);
+        b.extend((payload.len() as i32).to_be_bytes());
+        b.extend(payload);
+    }
+    b
+}
+
+/// (purpose, [(id, version, payload)]) of a packet.
+fn unpack(bytes: &[u8]) -> (u8, Vec<(u8, u8, Vec<u8>)>) {
+    assert_eq!(&bytes[..4], &8_i32.to_be_bytes(), "version 8");
+    let (purpose, count) = (bytes[4], bytes[5]);
+    let mut at = 6;
+    let mut subs = Vec::new();
+    for _ in 0..count {
+        let (id, version) = (bytes[at], bytes[at + 1]);
+        let size = i32::from_be_bytes(bytes[at + 2..at + 6].try_into().expect("4")) as usize;
+        subs.push((id, version, bytes[at + 6..at + 6 + size].to_vec()));
+        at += 6 + size;
+    }
+    assert_eq!(at, bytes.len(), "nothing after the last sub-packet");
+    (purpose, subs)
+}
+
+/// A client's CONFIG: the versions map {0: 2, 1: 1, 8: 8, 10: 1}.
+fn client_config() -> Vec<u8> {
+    let mut map = 4_i32.to_be_bytes().to_vec();
+    map.extend([0, 2, 1, 1, 8, 8, 10, 1]);
+    packet(8, &[(8, 8, map)])
+}
+
+/// A STREAM: an emote sub-packet (start tick 0 and made-up animation
+/// bytes the server must pass untouched), and a player sub-packet naming
+/// nobody in particular (a repeat target, which the server replaces).
+fn client_stream() -> Vec<u8> {
+    let mut emote = 0_i32.to_be_bytes().to_vec();
+    emote.extend([0xde, 0xad, 0xbe, 0xef, 1, 2, 3]);
+    let mut target = vec![0xff; 16];
+    target.push(0);
+    packet(1, &[(0, 2, emote), (1, 1, target)])
+}
+
+fn messages<'a>(run: &'a common::BotRun, channel: &str) -> Vec<Vec<u8>> {
+    run.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PluginMessage {
+                channel: c, hex, ..
+            } if c == channel => Some(unhex(hex)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn send(plan: common::Plan, bytes: &[u8]) -> common::Plan {
+    plan.step(json!({"send_plugin": {"channel": CHANNEL, "hex": hex(bytes)}}))
+}
+
+#[test]
+fn the_handshake_answers_and_a_stream_reaches_modded_players_only() {
+    let mut server = Server::start();
+    let waiting = json!({"event": "plugin_message", "channel": CHANNEL});
+    // B: modded, waits for alice's STREAM.
+    let b = send(server.bot("bob").wait_spawn(), &client_config())
+        .wait_for(waiting.clone(), 2, 15000)
+        .wait_ms(300)
+        .disconnect()
+        .spawn();
+    // C: vanilla, never answers the channel.
+    let c = server
+        .bot("carol")
+        .wait_spawn()
+        .wait_ms(4000)
+        .disconnect()
+        .spawn();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // A: modded; CONFIG, then garbage and an oversized message, then a STREAM.
+    let a = send(server.bot("alice").wait_spawn(), &client_config())
+        .wait_for(waiting, 1, 5000)
+        .wait_ms(500);
+    let a = send(a, &[0xff, 0x00, 0x13]);
+    let a = send(a, &vec![0; 40 * 1024]);
+    let a = send(a, &client_stream())
+        .wait_ms(800)
+        .chat("/emote list")
+        .wait_for(json!({"event": "chat", "text_contains": "Emotes"}), 1, 5000)
+        .disconnect()
+        .run();
+    let (b, c) = (b.wait(), c.wait());
+    a.assert_ok();
+    b.assert_ok();
+    c.assert_ok();
+
+    // Everyone was told the server speaks the channel.
+    for run in [&a, &b, &c] {
+        let registers = messages(run, "minecraft:register");
+        assert!(
+            registers
+                .iter()
+                .any(|r| r.split(|&b| b == 0).any(|name| name == CHANNEL.as_bytes())),
+            "{}: {registers:?}",
+            run.username
+        );
+    }
+    // CONFIG answered: the discovery map says "tracks play state" (0x80 → 1).
+    let answer = &messages(&a, CHANNEL)[0];
+    let (purpose, subs) = unpack(answer);
+    assert_eq!(purpose, 8);
+    let discovery = &subs
+        .iter()
+        .find(|s| s.0 == 8)
+        .expect("a discovery sub-packet")
+        .2;
+    let n = i32::from_be_bytes(discovery[..4].try_into().expect("4")) as usize;
+    let pairs: Vec<(u8, u8)> = (0..n)
+        .map(|i| (discovery[4 + 2 * i], discovery[5 + 2 * i]))
+        .collect();
+    assert!(pairs.contains(&(0x80, 1)), "{pairs:?}");
+    assert!(pairs.contains(&(8, 8)), "{pairs:?}");
+
+    // Bob got alice's STREAM with alice's UUID, the emote bytes untouched.
+    let alice_uuid = b
+        .spawned()
+        .iter()
+        .find(|s| s.username.as_deref() == Some("alice"))
+        .map(|s| s.uuid.clone())
+        .expect("bob saw alice");
+    let stream = messages(&b, CHANNEL)
+        .into_iter()
+        .map(|m| unpack(&m))
+        .find(|(purpose, _)| *purpose == 1)
+        .expect("a STREAM reached bob");
+    let emote = &stream.1.iter().find(|s| s.0 == 0).expect("the emote").2;
+    assert_eq!(&emote[4..], &[0xde, 0xad, 0xbe, 0xef, 1, 2, 3]);
+    let players: Vec<&Vec<u8>> = stream.1.iter().filter(|s| s.0 == 1).map(|s| &s.2).collect();
+    assert_eq!(players.len(), 1, "one player sub-packet");
+    let uuid_hex = hex(&players[0][..16]);
+    assert_eq!(uuid_hex, alice_uuid.replace('-', ""), "alice's UUID");
+    assert_eq!(players[0][16], 0, "not forced");
+
+    // Carol (vanilla) got nothing on the channel; alice's bad messages
+    // were dropped with a line each, and she stayed (her /emote list ran).
+    assert!(messages(&c, CHANNEL).is_empty());
+    let log = server.log();
+    assert!(
+        log.contains("alice: dropped a message on emotecraft:emote"),
+        "{log}"
+    );
+    assert!(log.contains("more than the 32768 allowed"), "{log}");
+    server.assert_log_clean();
+}
