@@ -182,3 +182,62 @@ fn the_handshake_answers_and_a_stream_reaches_modded_players_only() {
     assert!(log.contains("more than the 32768 allowed"), "{log}");
     server.assert_log_clean();
 }
+
+/// A STREAM with a real (empty) animation binary v2 that loops: begin 0,
+/// end 40, stop 43, looped, return 0, easing before, not nsfw, keyframe
+/// size 9, no parts, then the emote's UUID.
+fn looping_stream() -> Vec<u8> {
+    let mut emote = 0_i32.to_be_bytes().to_vec(); // start tick
+    for v in [0_i32, 40, 43] {
+        emote.extend(v.to_be_bytes());
+    }
+    emote.push(1);
+    emote.extend(0_i32.to_be_bytes());
+    emote.extend([1, 0, 9]);
+    emote.extend(0_i32.to_be_bytes());
+    emote.extend(0x77_u128.to_be_bytes());
+    packet(1, &[(0, 2, emote)])
+}
+
+#[test]
+fn a_modded_player_who_arrives_mid_emote_gets_it_at_the_current_tick() {
+    let server = Server::start();
+    let channel = json!({"event": "plugin_message", "channel": CHANNEL});
+    let alice =
+        send(server.bot("alice").wait_spawn(), &client_config()).wait_for(channel.clone(), 1, 5000);
+    let alice = send(alice, &looping_stream())
+        .wait_ms(6000)
+        .disconnect()
+        .spawn();
+    std::thread::sleep(std::time::Duration::from_millis(4000));
+    // Dave arrives while alice's emote plays, and answers CONFIG.
+    let dave = send(server.bot("dave").wait_spawn(), &client_config())
+        .wait_for(channel, 2, 5000)
+        .disconnect()
+        .run();
+    alice.wait().assert_ok();
+    dave.assert_ok();
+    let alice_uuid = dave
+        .spawned()
+        .iter()
+        .find(|s| s.username.as_deref() == Some("alice"))
+        .map(|s| s.uuid.replace('-', ""))
+        .expect("dave saw alice");
+    let stream = messages(&dave, CHANNEL)
+        .into_iter()
+        .map(|m| unpack(&m))
+        .find(|(purpose, _)| *purpose == 1)
+        .expect("alice's STREAM reached dave");
+    let emote = &stream.1.iter().find(|s| s.0 == 0).expect("the emote").2;
+    let start = i32::from_be_bytes(emote[..4].try_into().expect("4"));
+    // Sent about 4 s (80 ticks) after alice started it; dave's own join
+    // takes some of that, so at least 2 s.
+    assert!((40..=200).contains(&start), "start tick {start}");
+    assert_eq!(
+        &emote[4..],
+        &looping_stream()[12..][4..],
+        "the rest as sent"
+    );
+    let player = &stream.1.iter().find(|s| s.0 == 1).expect("a player").2;
+    assert_eq!(hex(&player[..16]), alice_uuid);
+}

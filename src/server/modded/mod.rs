@@ -22,18 +22,28 @@
 //!   line (the rate limit logs once per second per player); the sender
 //!   stays connected.
 //!
-//! Left for later slices of issue 16: remembering a STREAM for players who
-//! arrive while it plays, drawing modded players' emotes with display
-//! entities for vanilla players, sending the server's own emotes as bones
-//! and FILE packets.
+//! - **Late arrivals.** The server keeps each modded player's last STREAM
+//!   while it plays ([`RelayedStreams`]): until their STOP, until they
+//!   leave, or, for an emote that does not loop, until its `endTick` has
+//!   passed. A modded player whose CONFIG comes while it plays gets it
+//!   then, with its start tick moved on by the ticks already played, so it
+//!   joins at the current tick. A STREAM whose emote does not read as an
+//!   animation binary v2 is relayed but not kept (its end is unknown).
+//!
+//! Left for later slices of issue 16: drawing modded players' emotes with
+//! display entities for vanilla players, sending the server's own emotes as
+//! bones and FILE packets.
 
 use valence::custom_payload::CustomPayloadEvent;
 use valence::ident::ident;
 use valence::prelude::*;
 
+use std::collections::HashMap;
+
+use crate::modded::emotecraft::animation::read_emote;
 use crate::modded::emotecraft::{
     read_discovery, server_config, EmotePacket, Purpose, CHANNEL, MAX_FROM_CLIENT_BYTES,
-    SUB_DISCOVERY,
+    SUB_DISCOVERY, SUB_EMOTE,
 };
 use crate::server::config::Config;
 
@@ -46,10 +56,12 @@ pub struct EmotecraftPlugin;
 
 impl Plugin for EmotecraftPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<Config>().add_systems(
-            Update,
-            (announce_the_channel, handle_emotecraft_messages).chain(),
-        );
+        app.init_resource::<Config>()
+            .init_resource::<RelayedStreams>()
+            .add_systems(
+                Update,
+                (announce_the_channel, handle_emotecraft_messages).chain(),
+            );
     }
 }
 
@@ -58,6 +70,50 @@ impl Plugin for EmotecraftPlugin {
 pub struct EmotecraftClient {
     /// The versions map the client sent (sub-packet id → version).
     pub versions: Vec<(u8, u8)>,
+}
+
+/// The STREAM each modded player plays now, as relayed (with their UUID),
+/// for players who arrive while it plays (see the module docs).
+#[derive(Resource, Default, Debug)]
+pub struct RelayedStreams(HashMap<Entity, RelayedStream>);
+
+/// One kept STREAM.
+#[derive(Clone, Debug)]
+struct RelayedStream {
+    packet: EmotePacket,
+    /// Its start tick as sent.
+    start_tick: i32,
+    /// The server tick it was relayed at.
+    relayed_at_tick: i64,
+    /// Ticks after which it has ended by itself (`None`: it loops).
+    lasts_ticks: Option<i64>,
+}
+
+impl RelayedStream {
+    /// The stream as it stands `now`, or `None` once it has ended.
+    fn at(&self, now: i64) -> Option<EmotePacket> {
+        let played = now - self.relayed_at_tick;
+        if self.lasts_ticks.is_some_and(|lasts| played > lasts) {
+            return None;
+        }
+        let mut packet = self.packet.clone();
+        let tick = i64::from(self.start_tick) + played;
+        packet.set_start_tick(i32::try_from(tick).unwrap_or(i32::MAX));
+        Some(packet)
+    }
+}
+
+/// What to keep of a STREAM relayed at `now`, if its emote reads.
+fn kept(packet: &EmotePacket, now: i64) -> Option<RelayedStream> {
+    let (start_tick, animation) = read_emote(&packet.sub(SUB_EMOTE)?.payload, 0).ok()?;
+    let lasts_ticks = (!animation.is_looped)
+        .then(|| i64::from(animation.end_tick.max(animation.stop_tick)) - i64::from(start_tick));
+    Some(RelayedStream {
+        packet: packet.clone(),
+        start_tick,
+        relayed_at_tick: now,
+        lasts_ticks,
+    })
 }
 
 /// A player's use of the channel in the current second.
@@ -98,9 +154,11 @@ fn handle_emotecraft_messages(
     mut commands: Commands,
     config: Res<Config>,
     server: Res<Server>,
+    mut streams: ResMut<RelayedStreams>,
     mut players: Players,
 ) {
-    let second = server.current_tick() / 20;
+    let now = server.current_tick();
+    let second = now / 20;
     let reach_blocks = f64::from(config.server.view_distance) * 16.0;
     for message in messages.iter() {
         if message.channel.as_str() != CHANNEL {
@@ -151,6 +209,26 @@ fn handle_emotecraft_messages(
                     None => Vec::new(),
                 };
                 client.send_custom_payload(ident!("emotecraft:emote"), &server_config().write());
+                // What modded players near them play now, at its current tick.
+                let (here, world) = (position.0, layer.0);
+                let mut catch_up = Vec::new();
+                streams.0.retain(|owner, stream| {
+                    let Ok((_, _, _, _, p, l, ..)) = players.get(*owner) else {
+                        return false; // gone
+                    };
+                    let Some(packet) = stream.at(now) else {
+                        return false; // ended
+                    };
+                    if *owner != sender && l.0 == world && p.0.distance(here) <= reach_blocks {
+                        catch_up.push(packet.write());
+                    }
+                    true
+                });
+                if let Ok((_, mut client, ..)) = players.get_mut(sender) {
+                    for bytes in catch_up {
+                        client.send_custom_payload(ident!("emotecraft:emote"), &bytes);
+                    }
+                }
                 commands
                     .entity(sender)
                     .insert(EmotecraftClient { versions });
@@ -158,6 +236,19 @@ fn handle_emotecraft_messages(
             Purpose::Stream | Purpose::Stop if modded.is_some() => {
                 packet.set_player(uuid.0, false);
                 let bytes = packet.write();
+                match packet.purpose {
+                    Purpose::Stream => match kept(&packet, now) {
+                        Some(stream) => {
+                            streams.0.insert(sender, stream);
+                        }
+                        None => {
+                            streams.0.remove(&sender);
+                        }
+                    },
+                    _ => {
+                        streams.0.remove(&sender);
+                    }
+                }
                 let (from, world) = (position.0, layer.0);
                 let viewers: Vec<Entity> = players
                     .iter()
@@ -185,5 +276,52 @@ fn handle_emotecraft_messages(
                 }
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modded::emotecraft::animation::{emote_payload, BoneAnimation};
+    use crate::modded::emotecraft::SubPacket;
+
+    fn stream(looped: bool) -> EmotePacket {
+        let animation = BoneAnimation {
+            begin_tick: 0,
+            end_tick: 40,
+            stop_tick: 43,
+            is_looped: looped,
+            return_tick: 0,
+            easing_before: true,
+            nsfw: false,
+            parts: Vec::new(),
+            uuid: Uuid::from_u128(9),
+        };
+        EmotePacket::new(
+            Purpose::Stream,
+            vec![SubPacket {
+                id: SUB_EMOTE,
+                version: 2,
+                payload: emote_payload(5, &animation),
+            }],
+        )
+    }
+
+    #[test]
+    fn a_kept_stream_moves_on_and_ends_unless_it_loops() {
+        let once = kept(&stream(false), 100).expect("reads");
+        assert_eq!(once.at(130).and_then(|p| p.start_tick()), Some(35));
+        // stop tick 43, from start tick 5: 38 ticks.
+        assert!(once.at(138).is_some());
+        assert!(once.at(139).is_none());
+        let looping = kept(&stream(true), 100).expect("reads");
+        assert_eq!(
+            looping.at(10_100).and_then(|p| p.start_tick()),
+            Some(10_005)
+        );
+        // An emote that does not read is not kept.
+        let mut broken = stream(true);
+        broken.subs[0].payload.truncate(10);
+        assert!(kept(&broken, 0).is_none());
     }
 }
