@@ -57,6 +57,7 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::format::EmoteId;
+use crate::library::{Library, LoadedEmote};
 use crate::server::events::PlayEmoteRequest;
 pub use idle::IdleSetting;
 
@@ -496,17 +497,34 @@ impl<'a> PlayerPermissions<'a> {
             .unwrap_or(1.0)
     }
 
-    /// The request that plays `emote` for `client`, the player these
-    /// permissions are of, as they picked it themself (a command or the
-    /// wheel); `standalone` as for [`Self::may_play`], which refuses it.
-    /// It skips the cooldown and standalone checks for players who bypass
-    /// them, and carries the cooldown factor of their emote groups.
+    /// The loaded emotes this player may play themself (what
+    /// [`Self::may_play`] allows, with each file's `standalone`), in
+    /// library order: what `/emote list`, tab completion and the wheel show.
+    pub fn playable<'l>(
+        &'l self,
+        library: &'l Library,
+    ) -> impl Iterator<Item = (&'l EmoteId, &'l LoadedEmote)> + 'l {
+        library
+            .iter()
+            .filter(move |(id, e)| self.may_play(id.as_str(), e.file.is_standalone()).is_ok())
+    }
+
+    /// The request that plays `emote` of `library` for `client`, the
+    /// player these permissions are of, as they picked it themself (a
+    /// command or the wheel), or why [`Self::may_play`] refuses it. An id
+    /// that is not loaded counts as standalone and goes on, so that the
+    /// playback answers it. The request skips the cooldown and standalone
+    /// checks for players who bypass them, and carries the cooldown factor
+    /// of their emote groups.
     pub fn play_request(
         &self,
         client: valence::prelude::Entity,
         emote: EmoteId,
-        standalone: bool,
+        library: &Library,
     ) -> Result<PlayEmoteRequest, PlayDenied> {
+        let standalone = library
+            .get(emote.as_str())
+            .is_none_or(|e| e.file.is_standalone());
         self.may_play(emote.as_str(), standalone)?;
         Ok(PlayEmoteRequest {
             client,

@@ -175,11 +175,6 @@ pub(super) fn handle_commands(
     }
 }
 
-/// True when players may pick the emote themselves (Sequences count).
-pub(super) fn is_standalone(file: &EmoteFile) -> bool {
-    file.is_standalone()
-}
-
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_emote(
     command: EmoteCommand,
@@ -205,9 +200,7 @@ pub(super) fn run_emote(
             };
             match target {
                 None => {
-                    // An unknown id goes on, so the playback side answers it.
-                    let standalone = library.get(&id).is_none_or(|e| is_standalone(&e.file));
-                    match perms.play_request(sender, emote, standalone) {
+                    match perms.play_request(sender, emote, library) {
                         Ok(request) => {
                             play.send(request);
                             None
@@ -436,13 +429,11 @@ pub(super) fn list_page(
     perms: &PlayerPermissions,
     cooldown_left_ticks: &dyn Fn(&EmoteId) -> u64,
 ) -> Text {
-    let visible: Vec<Listed> = library
-        .iter()
-        .map(|(id, e)| (id, &*e.file))
-        .filter(|(id, f)| perms.may_play(id.as_str(), is_standalone(f)).is_ok())
-        .map(|(id, file)| Listed {
+    let visible: Vec<Listed> = perms
+        .playable(library)
+        .map(|(id, e)| Listed {
             id,
-            file,
+            file: &e.file,
             cooldown_left_ticks: cooldown_left_ticks(id),
         })
         .collect();
@@ -479,7 +470,7 @@ pub(super) fn info(library: &Library, id: &str, perms: &PlayerPermissions) -> Te
             crate::format::sequence::describe_steps(&s.steps).join("\n")
         ),
     };
-    let access = match perms.may_play(id, is_standalone(&loaded.file)) {
+    let access = match perms.may_play(id, loaded.file.is_standalone()) {
         Ok(()) => String::new(),
         Err(denied) => format!("\n{denied}"),
     };

@@ -11,7 +11,6 @@ use valence::protocol::packets::play::{CommandSuggestionsS2c, RequestCommandComp
 use valence::protocol::{VarInt, WritePacket};
 
 use super::rate::*;
-use super::run::*;
 use crate::library::Library;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibrary;
@@ -44,9 +43,8 @@ pub fn suggest(
             .iter()
             .map(|s| (*s).to_owned())
             .collect(),
-        ["emote" | "e", "play" | "info"] => library
-            .iter()
-            .filter(|(id, e)| perms.may_play(id.as_str(), is_standalone(&e.file)).is_ok())
+        ["emote" | "e", "play" | "info"] => perms
+            .playable(library)
             .map(|(id, _)| id.to_string())
             .collect(),
         ["emote" | "e", "play", _] | ["emote" | "e", "stop"] if perms.has(EMOTE_MANAGE) => {

@@ -300,8 +300,6 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     config.emotes.max_active_display_entities = usize::MAX;
     config.emotes.display_tolerance_blocks = options.tolerance_blocks;
     config.emotes.display_tolerance_degrees = options.tolerance_degrees;
-    // Nothing to keep between runs.
-    config.storage.data_folder = PathBuf::new();
     config
         .emotes
         .check_display_options()

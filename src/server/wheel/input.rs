@@ -169,11 +169,7 @@ pub(super) fn handle_wheel_clicks(
                     },
                     op.map_or(0, |o| o.get()),
                 );
-                let standalone = library
-                    .0
-                    .get(emote.id.as_str())
-                    .is_none_or(|e| e.file.is_standalone());
-                match perms.play_request(packet.client, emote.id.clone(), standalone) {
+                match perms.play_request(packet.client, emote.id.clone(), &library.0) {
                     Ok(request) => play.send(request),
                     Err(denied) => client.send_chat_message(denied.to_string().color(Color::RED)),
                 }

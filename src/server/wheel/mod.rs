@@ -39,8 +39,6 @@ pub use input::SNEAK_GRACE_TICKS;
 pub use open::{shown_emotes, Viewer, MAX_WHEEL_OPENS_PER_TICK};
 pub use window::{WheelWindow, WHEEL_WINDOW_ID};
 
-use crate::server::events::OpenWheelRequest;
-
 /// The emote wheel: opening, clicks, closing.
 pub struct EmoteWheelPlugin;
 
@@ -58,9 +56,4 @@ impl Plugin for EmoteWheelPlugin {
             )
             .add_systems(Update, open::open_requested_wheels.after(EmotePlaybackSet));
     }
-}
-
-/// Opens the wheel for `client` (what `/emote` does).
-pub fn open_wheel_request(client: Entity) -> OpenWheelRequest {
-    OpenWheelRequest { client }
 }

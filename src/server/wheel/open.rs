@@ -33,14 +33,9 @@ pub struct Viewer<'a> {
 /// Only what they may play themselves: standalone emotes their permissions
 /// allow (everything for players who bypass).
 pub fn shown_emotes(library: &Library, viewer: &Viewer) -> Vec<ShownEmote> {
-    library
-        .iter()
-        .filter(|(id, loaded)| {
-            viewer
-                .perms
-                .may_play(id.as_str(), loaded.file.is_standalone())
-                .is_ok()
-        })
+    viewer
+        .perms
+        .playable(library)
         .map(|(id, loaded)| {
             let meta = loaded.file.metadata();
             let kind = match &*loaded.file {

@@ -72,11 +72,6 @@ impl WheelWindow {
         }
     }
 
-    /// The window's own 45 slots as drawn now.
-    pub fn slots(&self) -> &[Option<ItemStack>] {
-        &self.drawn.slots[..WINDOW_SLOTS]
-    }
-
     /// Draws the page again (after the book or the page changed).
     pub fn redraw(&mut self, icons: &mut IconCache) {
         self.page = self.page.min(self.book.pages().len() - 1);
