@@ -241,3 +241,173 @@ fn a_modded_player_who_arrives_mid_emote_gets_it_at_the_current_tick() {
     let player = &stream.1.iter().find(|s| s.0 == 1).expect("a player").2;
     assert_eq!(hex(&player[..16]), alice_uuid);
 }
+
+/// One axis of a decoded animation: enabled, then (tick, value) keys.
+type DecodedAxis = (bool, Vec<(i32, f32)>);
+
+/// A decoded AnimationBinary v2 (protocol-notes §3.3): the header's
+/// (begin, end, stop, looped), the parts by name with their axes, and the
+/// emote's UUID as hex.
+struct Decoded {
+    end_tick: i32,
+    looped: bool,
+    parts: Vec<(String, Vec<DecodedAxis>)>,
+    uuid_hex: String,
+}
+
+fn decode_animation(bytes: &[u8]) -> Decoded {
+    let mut at = 0;
+    let i32_at = |at: &mut usize| {
+        let v = i32::from_be_bytes(bytes[*at..*at + 4].try_into().expect("4"));
+        *at += 4;
+        v
+    };
+    let (_begin, end_tick, _stop) = (i32_at(&mut at), i32_at(&mut at), i32_at(&mut at));
+    let looped = bytes[at] == 1;
+    at += 1;
+    let _return_tick = i32_at(&mut at);
+    let keyframe_size = bytes[at + 2] as usize;
+    at += 3;
+    assert_eq!(keyframe_size, 9, "version 2 keyframes");
+    let part_count = i32_at(&mut at);
+    let mut parts = Vec::new();
+    for _ in 0..part_count {
+        let len = i32_at(&mut at) as usize;
+        let name = String::from_utf8(bytes[at..at + len].to_vec()).expect("utf-8");
+        at += len;
+        let axis_count = if matches!(name.as_str(), "head" | "leftItem" | "rightItem") {
+            6
+        } else {
+            8
+        };
+        let mut axes = Vec::new();
+        for _ in 0..axis_count {
+            let enabled = bytes[at] == 1;
+            at += 1;
+            let count = i32_at(&mut at);
+            let mut keys = Vec::new();
+            for _ in 0..count {
+                let tick = i32_at(&mut at);
+                let value = f32::from_be_bytes(bytes[at..at + 4].try_into().expect("4"));
+                at += 5; // the value and the ease byte
+                keys.push((tick, value));
+            }
+            axes.push((enabled, keys));
+        }
+        parts.push((name, axes));
+    }
+    let uuid_hex = hex(&bytes[at..at + 16]);
+    assert_eq!(at + 16, bytes.len(), "the UUID ends the binary");
+    Decoded {
+        end_tick,
+        looped,
+        parts,
+        uuid_hex,
+    }
+}
+
+/// An axis's value at `tick`, its keys joined by straight lines (every key
+/// the server writes is linear) and held past the ends.
+fn value_at(keys: &[(i32, f32)], tick: i32) -> f32 {
+    let first = keys.first().expect("a key");
+    if tick <= first.0 {
+        return first.1;
+    }
+    for pair in keys.windows(2) {
+        let ((t0, v0), (t1, v1)) = (pair[0], pair[1]);
+        if tick <= t1 {
+            return v0 + (v1 - v0) * (tick - t0) as f32 / (t1 - t0) as f32;
+        }
+    }
+    keys.last().expect("a key").1
+}
+
+#[test]
+fn a_server_emote_reaches_modded_players_as_bones_and_vanilla_players_as_displays() {
+    let mut server = Server::start();
+    let channel = json!({"event": "plugin_message", "channel": CHANNEL});
+    // Bob (modded): the CONFIG answer, alice's STREAM, then her STOP.
+    let bob = send(server.bot("bob").wait_spawn(), &client_config())
+        .wait_for(channel, 3, 20000)
+        .disconnect()
+        .spawn();
+    let carol = server
+        .bot("carol")
+        .wait_spawn()
+        .wait_ms(7000)
+        .disconnect()
+        .spawn();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // Alice (vanilla) waves: example:wave is 40 ticks, mode once.
+    let alice = server
+        .bot("alice")
+        .wait_spawn()
+        .chat("/emote play example:wave")
+        .wait_ms(3500)
+        .disconnect()
+        .run();
+    let (bob, carol) = (bob.wait(), carol.wait());
+    alice.assert_ok();
+    bob.assert_ok();
+    carol.assert_ok();
+
+    let alice_uuid = bob
+        .spawned()
+        .iter()
+        .find(|s| s.username.as_deref() == Some("alice"))
+        .map(|s| s.uuid.replace('-', ""))
+        .expect("bob saw alice");
+    let packets: Vec<(u8, Vec<(u8, u8, Vec<u8>)>)> =
+        messages(&bob, CHANNEL).iter().map(|m| unpack(m)).collect();
+    let purposes: Vec<u8> = packets.iter().map(|p| p.0).collect();
+    assert_eq!(purposes, [8, 1, 10], "CONFIG answer, STREAM, STOP");
+    let player_of = |subs: &[(u8, u8, Vec<u8>)]| {
+        hex(&subs.iter().find(|s| s.0 == 1).expect("a player").2[..16])
+    };
+    let stream = &packets[1].1;
+    assert_eq!(player_of(stream), alice_uuid, "the STREAM names alice");
+    let emote = &stream.iter().find(|s| s.0 == 0).expect("the emote").2;
+    assert_eq!(i32::from_be_bytes(emote[..4].try_into().expect("4")), 0);
+    let animation = decode_animation(&emote[4..]);
+    assert_eq!(animation.end_tick, 40, "the wave's 40 ticks");
+    assert!(!animation.looped, "mode once");
+    let names: Vec<&str> = animation.parts.iter().map(|p| p.0.as_str()).collect();
+    for joint in [
+        "head", "torso", "rightArm", "leftArm", "rightLeg", "leftLeg",
+    ] {
+        assert!(names.contains(&joint), "{joint} in {names:?}");
+    }
+    // The right shoulder turns −115° about the player's Z from tick 6 to
+    // 30 (wave.json). The model's frame is the player's turned half a turn
+    // about X, where a turn about Z changes sign: roll +115° (2.007 rad),
+    // vanilla's "arm out to the side" direction for the right arm.
+    let right_arm = &animation.parts[names.iter().position(|n| *n == "rightArm").expect("arm")].1;
+    let roll = &right_arm[5];
+    assert!(roll.0, "roll is animated");
+    let raised = 115_f32.to_radians();
+    for tick in [6, 18, 30] {
+        let value = value_at(&roll.1, tick);
+        assert!((value - raised).abs() < 0.01, "roll {value} at {tick}");
+    }
+    assert!(value_at(&roll.1, 0).abs() < 0.01);
+    assert!(value_at(&roll.1, 40).abs() < 0.01);
+    // At rest the arm hangs at vanilla's shoulder pivot, 5 px out, 2 down.
+    assert!((value_at(&right_arm[0].1, 0) + 5.0).abs() < 0.2);
+    assert!((value_at(&right_arm[1].1, 0) - 2.0).abs() < 0.2);
+    // The elbow bends (wave.json's elbow_r): the bend axis is animated.
+    assert!(right_arm[7].1.iter().any(|k| k.1.abs() > 0.1), "a bend");
+    // The STOP names alice and the emote the STREAM named.
+    let stop = &packets[2].1;
+    assert_eq!(player_of(stop), alice_uuid);
+    let stopped = hex(&stop
+        .iter()
+        .find(|s| s.0 == 10)
+        .expect("the emote stopped")
+        .2);
+    assert_eq!(stopped, animation.uuid_hex);
+
+    // Carol (vanilla) got the displays and nothing on the channel.
+    assert!(!carol.spawned_of("item_display").is_empty());
+    assert!(messages(&carol, CHANNEL).is_empty());
+    server.assert_log_clean();
+}

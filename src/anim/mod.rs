@@ -7,6 +7,7 @@
 //! compiles a validated [`AnimationFile`](crate::format::AnimationFile) once,
 //! and [`Pose::sample`] evaluates it every tick without allocating.
 
+pub mod bones;
 pub mod decompose;
 mod easing;
 pub mod euler;

@@ -9,6 +9,7 @@
 //!   ([`compat`](self) rules: shared node ids, skin layout);
 //! - a Sequence that fails those rules is refused; the Animations stay.
 
+pub mod bones;
 mod compat;
 pub mod compiled;
 pub mod discover;

@@ -22,6 +22,7 @@
 //! byte length and UTF-8.
 
 pub mod animation;
+pub mod bones;
 mod bytes;
 mod frame;
 #[cfg(test)]

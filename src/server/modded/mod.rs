@@ -34,6 +34,9 @@
 //! display entities for vanilla players, sending the server's own emotes as
 //! bones and FILE packets.
 
+mod stream;
+
+pub use stream::{BoneAnimations, StreamedEmote};
 use valence::custom_payload::CustomPayloadEvent;
 use valence::ident::ident;
 use valence::prelude::*;
@@ -58,9 +61,15 @@ impl Plugin for EmotecraftPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<Config>()
             .init_resource::<RelayedStreams>()
+            .init_resource::<stream::BoneAnimations>()
             .add_systems(
                 Update,
-                (announce_the_channel, handle_emotecraft_messages).chain(),
+                (
+                    announce_the_channel,
+                    handle_emotecraft_messages,
+                    stream::stream_server_emotes,
+                )
+                    .chain(),
             );
     }
 }

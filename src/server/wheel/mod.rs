@@ -3,7 +3,7 @@
 //!
 //! # The model
 //!
-//! - **Opening.** `/emote` alone or `/emotes` (an [`OpenWheelRequest`] from
+//! - **Opening.** `/emote` alone or `/emotes` (an [`OpenWheelRequest`](crate::server::events::OpenWheelRequest) from
 //!   the commands), or sneak + F ([`input`]). The player's wheel is built
 //!   at that moment from the library, their permissions, their
 //!   [`PlayerChoices`](crate::server::storage::PlayerChoices) (favourites,

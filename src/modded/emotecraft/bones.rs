@@ -1,0 +1,289 @@
+//! A schema 4 Animation's bone form ([`BoneForm`]) as PlayerAnimator's
+//! keyframes ([`BoneAnimation`]), for a STREAM to modded viewers.
+//!
+//! # Units and axes
+//! PlayerAnimator poses the vanilla model's parts, whose frame is the
+//! player's turned half a turn about X: model `(x, y, z)` is the player's
+//! `(x, 1.5 − y, −z)` in blocks, the model measured in pixels from the
+//! neck with +y down. So a pivot `p` becomes `(16·p.x, 24 − 16·p.y,
+//! −16·p.z)` pixels, and a rotation `R` becomes `C·R·C` with `C` the half
+//! turn about X, read as the part's `pitch, yaw, roll` in the order the
+//! model applies them (`R_z(roll) · R_y(yaw) · R_x(pitch)`). A bend keeps
+//! its angle; its axis, a turn about Y, changes sign under `C`.
+//!
+//! # Keys
+//! Every tick of the cycle is sampled, then each axis keeps only the keys
+//! it needs: a key is dropped while the straight line between the keys
+//! kept around it stays within [`ANGLE_TOLERANCE_RADIANS`] (0.5°) or
+//! [`OFFSET_TOLERANCE_PX`] (0.01 block) of every sampled tick, the
+//! scheduler's own tolerance for display entities. Keys are linear (ease
+//! 0). Angles are unwrapped tick to tick first, so a turn through ±180°
+//! does not spin the other way between two keys.
+//!
+//! # Play modes
+//! - `once`: not looped, the last key at the cycle's end, which is also
+//!   the stop tick.
+//! - `loop` and `server_sync`: looped back to tick 0 after the cycle and
+//!   its loop delay (the pose holds through the delay).
+//! - `hold`: looped back to the last tick, which holds the final pose until
+//!   a STOP, as Emotecraft imports GeckoLib's `hold_on_last_frame`.
+
+use std::f32::consts::{PI, TAU};
+
+use glam::{EulerRot, Quat};
+use uuid::Uuid;
+
+use super::animation::{
+    emote_payload, Axis, BoneAnimation, Keyframe, Part, ANIMATION_BINARY_VERSION,
+};
+use super::frame::{player_sub, EmotePacket, Purpose, SubPacket, SUB_EMOTE};
+use crate::anim::bones::JointFrame;
+use crate::format::settings::PlaybackMode;
+use crate::library::bones::BoneForm;
+
+/// How far a kept key's line may stray from a sampled angle.
+pub const ANGLE_TOLERANCE_RADIANS: f32 = 0.5 * PI / 180.0;
+/// How far a kept key's line may stray from a sampled offset: 0.01 block.
+pub const OFFSET_TOLERANCE_PX: f32 = 0.16;
+
+/// PlayerAnimator's eight axes of a joint at one tick, in its units.
+fn axes_of(frame: &JointFrame) -> [f32; 8] {
+    let half_turn_x = Quat::from_rotation_x(PI);
+    let model = (half_turn_x * frame.rotation * half_turn_x).normalize();
+    let (roll, yaw, pitch) = model.to_euler(EulerRot::ZYX);
+    let p = frame.pivot;
+    let (bend_axis, bend) = frame
+        .bend
+        .map_or((0.0, 0.0), |b| (-b.axis_radians, b.angle_radians));
+    [
+        16.0 * p.x,
+        24.0 - 16.0 * p.y,
+        -16.0 * p.z,
+        pitch,
+        yaw,
+        roll,
+        bend_axis,
+        bend,
+    ]
+}
+
+/// `form` as PlayerAnimator keyframes, named by `uuid` (what a STOP names).
+pub fn bone_animation(form: &BoneForm, uuid: Uuid) -> BoneAnimation {
+    let end_tick = i32::try_from(form.duration_ticks).unwrap_or(i32::MAX);
+    let parts = form
+        .joints
+        .iter()
+        .enumerate()
+        .map(|(j, (joint, bends))| {
+            let mut part = Part::still(joint.name());
+            let samples: Vec<[f32; 8]> = form
+                .frames
+                .iter()
+                .filter_map(|tick| tick.get(j).map(axes_of))
+                .collect();
+            let axis_count = if *bends { 8 } else { 6 };
+            for (a, axis) in part.axes.iter_mut().enumerate().take(axis_count) {
+                let mut values: Vec<f32> = samples.iter().map(|s| s[a]).collect();
+                let is_angle = a >= 3;
+                if is_angle {
+                    unwrap_angles(&mut values);
+                }
+                let tolerance = if is_angle {
+                    ANGLE_TOLERANCE_RADIANS
+                } else {
+                    OFFSET_TOLERANCE_PX
+                };
+                *axis = Axis {
+                    enabled: true,
+                    keyframes: thin(&values, tolerance),
+                };
+            }
+            part
+        })
+        .collect();
+    let (is_looped, return_tick, end_tick) = match form.mode {
+        PlaybackMode::Once => (false, 0, end_tick),
+        PlaybackMode::Hold => (true, end_tick, end_tick),
+        PlaybackMode::Loop | PlaybackMode::ServerSync => {
+            let delay = i32::try_from(form.loop_delay_ticks).unwrap_or(0);
+            (true, 0, end_tick.saturating_add(delay))
+        }
+    };
+    BoneAnimation {
+        begin_tick: 0,
+        end_tick,
+        stop_tick: end_tick,
+        is_looped,
+        return_tick,
+        easing_before: false,
+        nsfw: false,
+        parts,
+        uuid,
+    }
+}
+
+/// The UUID an emote id streams under: the same for the same id on every
+/// server start (a STOP must name what the STREAM named), from two 64-bit
+/// FNV-1a hashes of the id, marked as a custom (version 8) UUID.
+pub fn emote_uuid(id: &str) -> Uuid {
+    let fnv = |seed: u64| {
+        id.bytes().fold(seed, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    };
+    let (high, low) = (fnv(0xcbf2_9ce4_8422_2325), fnv(0x6c62_272e_07bb_0142));
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&high.to_be_bytes());
+    bytes[8..].copy_from_slice(&low.to_be_bytes());
+    uuid::Builder::from_custom_bytes(bytes).into_uuid()
+}
+
+/// A STREAM of `animation` played by `player`, from `start_tick`.
+pub fn stream_packet(animation: &BoneAnimation, start_tick: i32, player: Uuid) -> EmotePacket {
+    EmotePacket::new(
+        Purpose::Stream,
+        vec![
+            SubPacket {
+                id: SUB_EMOTE,
+                version: ANIMATION_BINARY_VERSION,
+                payload: emote_payload(start_tick, animation),
+            },
+            player_sub(player, false),
+        ],
+    )
+}
+
+/// Moves each angle by whole turns to within half a turn of the one before.
+fn unwrap_angles(values: &mut [f32]) {
+    for i in 1..values.len() {
+        let previous = values[i - 1];
+        let mut value = values[i];
+        while value - previous > PI {
+            value -= TAU;
+        }
+        while previous - value > PI {
+            value += TAU;
+        }
+        values[i] = value;
+    }
+}
+
+/// The fewest linear keys (greedy from the start) whose line stays within
+/// `tolerance` of every sample; sample `i` is tick `i`. Always keeps the
+/// first and the last.
+pub fn thin(values: &[f32], tolerance: f32) -> Vec<Keyframe> {
+    let key = |i: usize| Keyframe {
+        tick: i32::try_from(i).unwrap_or(i32::MAX),
+        value: values[i],
+        ease: 0,
+    };
+    let Some(last) = values.len().checked_sub(1) else {
+        return Vec::new();
+    };
+    let mut keys = vec![key(0)];
+    let mut from = 0;
+    while from < last {
+        // The farthest `to` whose line from `from` covers every tick between.
+        let mut to = from + 1;
+        while to < last && line_fits(values, from, to + 1, tolerance) {
+            to += 1;
+        }
+        keys.push(key(to));
+        from = to;
+    }
+    if last == 0 {
+        return keys;
+    }
+    // A constant axis needs only its first key.
+    if keys.len() == 2
+        && (values[last] - values[0]).abs() <= tolerance
+        && line_fits(values, 0, last, tolerance)
+    {
+        keys.truncate(1);
+    }
+    keys
+}
+
+/// Whether the line from sample `a` to sample `b` is within `tolerance` of
+/// every sample between.
+fn line_fits(values: &[f32], a: usize, b: usize, tolerance: f32) -> bool {
+    let span = (b - a) as f32;
+    (a + 1..b).all(|i| {
+        let t = (i - a) as f32 / span;
+        let line = values[a] + (values[b] - values[a]) * t;
+        (line - values[i]).abs() <= tolerance
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_straight_ramp_keeps_its_ends_and_a_corner_keeps_the_corner() {
+        let ramp: Vec<f32> = (0..=10).map(|i| i as f32).collect();
+        let keys = thin(&ramp, 0.01);
+        assert_eq!(keys.iter().map(|k| k.tick).collect::<Vec<_>>(), [0, 10]);
+        let corner: Vec<f32> = (0..=10).map(|i| (i.min(4)) as f32).collect();
+        let keys = thin(&corner, 0.01);
+        assert_eq!(keys.iter().map(|k| k.tick).collect::<Vec<_>>(), [0, 4, 10]);
+        assert_eq!(keys[1].value, 4.0);
+    }
+
+    #[test]
+    fn a_constant_axis_is_one_key_and_every_kept_line_is_within_tolerance() {
+        assert_eq!(thin(&[2.0; 9], 0.01).len(), 1);
+        let wave: Vec<f32> = (0..=40).map(|i| (i as f32 * 0.3).sin()).collect();
+        let keys = thin(&wave, 0.01);
+        assert!(keys.len() < wave.len());
+        for pair in keys.windows(2) {
+            let (a, b) = (pair[0].tick as usize, pair[1].tick as usize);
+            assert!(line_fits(&wave, a, b, 0.01));
+        }
+    }
+
+    #[test]
+    fn an_emote_uuid_is_stable_and_differs_by_id() {
+        assert_eq!(emote_uuid("example:wave"), emote_uuid("example:wave"));
+        assert_ne!(emote_uuid("example:wave"), emote_uuid("example:bow"));
+        assert_eq!(emote_uuid("example:wave").get_version_num(), 8);
+    }
+
+    #[test]
+    fn angles_are_unwrapped_across_a_half_turn() {
+        let mut values = [3.0, -3.1, 3.0];
+        unwrap_angles(&mut values);
+        assert!((values[1] - (TAU - 3.1)).abs() < 1e-5, "{values:?}");
+        assert!((values[2] - 3.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_rest_frame_is_the_vanilla_pose_in_model_units() {
+        use crate::anim::bones::BodyJoint;
+        let axes = axes_of(&JointFrame::rest(BodyJoint::RightArm, true));
+        let expected = [-5.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        for (a, e) in axes.iter().zip(expected) {
+            assert!((a - e).abs() < 1e-4, "{axes:?}");
+        }
+        let legs = axes_of(&JointFrame::rest(BodyJoint::LeftLeg, true));
+        assert!((legs[0] - 1.9).abs() < 1e-4 && (legs[1] - 12.0).abs() < 1e-4);
+        assert!((legs[2] - 0.1).abs() < 1e-4, "{legs:?}");
+    }
+
+    #[test]
+    fn an_arm_raised_forward_is_a_negative_pitch_in_the_model() {
+        // Raising the right arm forward turns it about the player's −X... in
+        // the player's frame (facing +Z, +Y up), an arm hanging down (−Y)
+        // swung to point forward (+Z) is R_x(−90°): R_x(θ) takes −Y to
+        // (0, −cos θ, −sin θ), so θ = −90° gives +Z. The model's X is the
+        // player's, so pitch is the same −90°, as vanilla's "arm raised
+        // forward" (zombie arms: xRot = −π/2).
+        let frame = JointFrame {
+            rotation: Quat::from_rotation_x(-PI / 2.0),
+            ..JointFrame::rest(crate::anim::bones::BodyJoint::RightArm, false)
+        };
+        let axes = axes_of(&frame);
+        assert!((axes[3] + PI / 2.0).abs() < 1e-4, "{axes:?}");
+        assert!(axes[4].abs() < 1e-4 && axes[5].abs() < 1e-4, "{axes:?}");
+    }
+}

@@ -1,0 +1,161 @@
+//! The server's own emotes to modded viewers: while a player plays an
+//! Animation that has a bone form ([`crate::library::bones`]), every
+//! Emotecraft player in the same world within the view distance gets it as
+//! a STREAM with the player's UUID, and a STOP when it ends, is stopped or
+//! gives way to a step without one (a Sequence streams each step that has
+//! a bone form, in turn).
+//!
+//! The STREAM is kept in [`RelayedStreams`] like a relayed one, so a
+//! modded player whose CONFIG comes while it plays gets it at the tick it
+//! has reached. The player who plays is not sent their own STREAM: their
+//! view is the display entities, as every vanilla viewer's (the per-viewer
+//! form, bones instead of displays for modded viewers, is not built yet).
+//!
+//! Bone forms are built the first time an emote streams and kept until the
+//! library changes; an emote whose bone form cannot be sampled (a Molang
+//! failure) logs once and streams nothing.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use uuid::Uuid;
+use valence::ident::ident;
+use valence::prelude::*;
+
+use super::{kept, EmotecraftClient, RelayedStreams};
+use crate::format::{EmoteFile, EmoteId};
+use crate::library::bones::bone_form;
+use crate::modded::emotecraft::animation::BoneAnimation;
+use crate::modded::emotecraft::bones::{bone_animation, emote_uuid, stream_packet};
+use crate::modded::emotecraft::stop_packet;
+use crate::server::config::Config;
+use crate::server::emote::ActiveEmote;
+use crate::server::emote_library::EmoteLibrary;
+
+/// Each Animation's bone form as PlayerAnimator keyframes (`None`: it has
+/// none), built on first use, forgotten when the library changes.
+#[derive(Resource, Default)]
+pub struct BoneAnimations(HashMap<EmoteId, Option<Arc<BoneAnimation>>>);
+
+impl BoneAnimations {
+    /// The bone animation of Animation `id`, building it on first use.
+    pub fn get(&mut self, library: &EmoteLibrary, id: &EmoteId) -> Option<Arc<BoneAnimation>> {
+        if let Some(known) = self.0.get(id) {
+            return known.clone();
+        }
+        let built = (|| {
+            let loaded = library.0.get(id.as_str())?;
+            let compiled = loaded.compiled.as_ref()?;
+            let EmoteFile::Animation(file) = &*loaded.file else {
+                return None;
+            };
+            match bone_form(compiled, file) {
+                Ok(form) => {
+                    form.map(|form| Arc::new(bone_animation(&form, emote_uuid(id.as_str()))))
+                }
+                Err(e) => {
+                    tracing::warn!("{id}: no bone form for modded clients: {e}");
+                    None
+                }
+            }
+        })();
+        self.0.insert(id.clone(), built.clone());
+        built
+    }
+}
+
+/// On a player whose emote streams to modded viewers now.
+#[derive(Component, Clone, Debug)]
+pub struct StreamedEmote {
+    /// The Animation streamed.
+    pub animation: EmoteId,
+    /// The UUID its STREAM named.
+    pub uuid: Uuid,
+}
+
+/// The modded viewers of a player at `from` in `world`, but the player.
+fn modded_viewers(
+    viewers: &Query<(Entity, &Position, &VisibleChunkLayer), With<EmotecraftClient>>,
+    player: Entity,
+    from: DVec3,
+    world: Entity,
+    reach_blocks: f64,
+) -> Vec<Entity> {
+    viewers
+        .iter()
+        .filter(|(viewer, p, l)| {
+            *viewer != player && l.0 == world && p.0.distance(from) <= reach_blocks
+        })
+        .map(|(viewer, ..)| viewer)
+        .collect()
+}
+
+/// A player whose emote may stream.
+type Streamer = (
+    Entity,
+    &'static UniqueId,
+    &'static Position,
+    &'static VisibleChunkLayer,
+    Option<&'static ActiveEmote>,
+    Option<&'static StreamedEmote>,
+);
+
+/// Starts and stops the STREAMs of the server's emotes (module docs).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn stream_server_emotes(
+    mut commands: Commands,
+    library: Res<EmoteLibrary>,
+    mut animations: ResMut<BoneAnimations>,
+    config: Res<Config>,
+    server: Res<Server>,
+    mut streams: ResMut<RelayedStreams>,
+    players: Query<Streamer>,
+    viewers: Query<(Entity, &Position, &VisibleChunkLayer), With<EmotecraftClient>>,
+    mut clients: Query<&mut Client>,
+) {
+    if library.is_changed() {
+        animations.0.clear();
+    }
+    let now = server.current_tick();
+    let reach_blocks = f64::from(config.server.view_distance) * 16.0;
+    for (player, uuid, position, layer, active, streamed) in &players {
+        let playing = active.map(|a| a.state.current_animation());
+        if streamed.map(|s| &s.animation) == playing {
+            continue;
+        }
+        let wanted = playing.and_then(|id| Some((id, animations.get(&library, id)?)));
+        let mut to_send = Vec::new();
+        if let Some(old) = streamed {
+            if wanted.is_none() {
+                to_send.push(stop_packet(old.uuid, uuid.0).write());
+            }
+            streams.0.remove(&player);
+        }
+        match wanted {
+            Some((id, animation)) => {
+                let packet = stream_packet(&animation, 0, uuid.0);
+                if let Some(stream) = kept(&packet, now) {
+                    streams.0.insert(player, stream);
+                }
+                to_send.push(packet.write());
+                commands.entity(player).insert(StreamedEmote {
+                    animation: id.clone(),
+                    uuid: animation.uuid,
+                });
+            }
+            None => {
+                commands.entity(player).remove::<StreamedEmote>();
+                if streamed.is_none() {
+                    continue;
+                }
+            }
+        }
+        for viewer in modded_viewers(&viewers, player, position.0, layer.0, reach_blocks) {
+            if let Ok(mut client) = clients.get_mut(viewer) {
+                for bytes in &to_send {
+                    client.send_custom_payload(ident!("emotecraft:emote"), bytes);
+                }
+            }
+        }
+    }
+}
