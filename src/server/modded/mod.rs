@@ -30,10 +30,18 @@
 //!   joins at the current tick. A STREAM whose emote does not read as an
 //!   animation binary v2 is relayed but not kept (its end is unknown).
 //!
+//! - **Walking into reach.** A modded player who comes within the view
+//!   distance of a kept STREAM's player (or into their world) gets it at
+//!   its current tick; one who leaves reach is forgotten, so coming back
+//!   sends it again ([`reach`], checked twice a second).
+//! - **The server's own emotes** reach modded players as bones
+//!   ([`stream`]).
+//!
 //! Left for later slices of issue 16: drawing modded players' emotes with
-//! display entities for vanilla players, sending the server's own emotes as
-//! bones and FILE packets.
+//! display entities for vanilla players, the per-viewer form (no display
+//! copies of skin-bound parts for modded viewers) and FILE packets.
 
+mod reach;
 mod stream;
 
 pub use stream::{BoneAnimations, StreamedEmote};
@@ -41,7 +49,7 @@ use valence::custom_payload::CustomPayloadEvent;
 use valence::ident::ident;
 use valence::prelude::*;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::modded::emotecraft::animation::read_emote;
 use crate::modded::emotecraft::{
@@ -68,6 +76,7 @@ impl Plugin for EmotecraftPlugin {
                     announce_the_channel,
                     handle_emotecraft_messages,
                     stream::stream_server_emotes,
+                    reach::catch_up_in_reach,
                 )
                     .chain(),
             );
@@ -96,6 +105,8 @@ struct RelayedStream {
     relayed_at_tick: i64,
     /// Ticks after which it has ended by itself (`None`: it loops).
     lasts_ticks: Option<i64>,
+    /// The modded players who have it now (sent, and in reach since).
+    sent_to: HashSet<Entity>,
 }
 
 impl RelayedStream {
@@ -122,6 +133,7 @@ fn kept(packet: &EmotePacket, now: i64) -> Option<RelayedStream> {
         start_tick,
         relayed_at_tick: now,
         lasts_ticks,
+        sent_to: HashSet::new(),
     })
 }
 
@@ -230,6 +242,7 @@ fn handle_emotecraft_messages(
                     };
                     if *owner != sender && l.0 == world && p.0.distance(here) <= reach_blocks {
                         catch_up.push(packet.write());
+                        stream.sent_to.insert(sender);
                     }
                     true
                 });
@@ -269,6 +282,9 @@ fn handle_emotecraft_messages(
                     })
                     .map(|(viewer, ..)| viewer)
                     .collect();
+                if let Some(stream) = streams.0.get_mut(&sender) {
+                    stream.sent_to.extend(viewers.iter().copied());
+                }
                 for viewer in viewers {
                     if let Ok((_, mut client, ..)) = players.get_mut(viewer) {
                         client.send_custom_payload(ident!("emotecraft:emote"), &bytes);

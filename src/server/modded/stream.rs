@@ -134,7 +134,14 @@ pub(super) fn stream_server_emotes(
         match wanted {
             Some((id, animation)) => {
                 let packet = stream_packet(&animation, 0, uuid.0);
-                if let Some(stream) = kept(&packet, now) {
+                if let Some(mut stream) = kept(&packet, now) {
+                    stream.sent_to.extend(modded_viewers(
+                        &viewers,
+                        player,
+                        position.0,
+                        layer.0,
+                        reach_blocks,
+                    ));
                     streams.0.insert(player, stream);
                 }
                 to_send.push(packet.write());
