@@ -411,3 +411,50 @@ fn a_server_emote_reaches_modded_players_as_bones_and_vanilla_players_as_display
     assert!(messages(&carol, CHANNEL).is_empty());
     server.assert_log_clean();
 }
+
+#[test]
+fn a_client_that_reads_headers_gets_the_body_emotes_for_its_own_wheel() {
+    let mut server = Server::start();
+    // Emotecraft's full map: the header (0x11) and icons (0x12) too.
+    let mut map = 6_i32.to_be_bytes().to_vec();
+    map.extend([0, 2, 1, 1, 8, 8, 10, 1, 0x11, 1, 0x12, 0x12]);
+    let config = packet(8, &[(8, 8, map)]);
+    let eve = send(server.bot("eve").wait_spawn(), &config)
+        .wait_for(
+            json!({"event": "plugin_message", "channel": CHANNEL}),
+            3,
+            15000,
+        )
+        .wait_ms(1000)
+        .disconnect()
+        .run();
+    eve.assert_ok();
+    let files: Vec<(u8, Vec<(u8, u8, Vec<u8>)>)> = messages(&eve, CHANNEL)
+        .iter()
+        .map(|m| unpack(m))
+        .filter(|(purpose, _)| *purpose == 0x10)
+        .collect();
+    let mut names = Vec::new();
+    for (_, subs) in &files {
+        // The header: three sized strings, name first.
+        let header = &subs.iter().find(|s| s.0 == 0x11).expect("a header").2;
+        let len = i32::from_be_bytes(header[..4].try_into().expect("4")) as usize;
+        let name = String::from_utf8(header[4..4 + len].to_vec()).expect("utf-8");
+        let emote = &subs.iter().find(|s| s.0 == 0).expect("the emote").2;
+        let animation = decode_animation(&emote[4..]);
+        assert!(
+            animation.parts.iter().any(|p| p.0 == "rightArm"),
+            "{name}: a body emote"
+        );
+        names.push(name);
+    }
+    // The standalone body emotes, and nothing else: not the guitar (props
+    // only), not the handshake steps (not standalone), not a Sequence.
+    for name in ["Wave", "Bow"] {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    assert!(!names.iter().any(|n| n.contains("Guitar")), "{names:?}");
+    assert!(!names.iter().any(|n| n == "Handshake (shake)"), "{names:?}");
+    assert!(files.len() >= 4, "{names:?}");
+    server.assert_log_clean();
+}

@@ -401,6 +401,20 @@ pub struct PlayerPermissions<'a> {
 }
 
 impl<'a> PlayerPermissions<'a> {
+    /// Resolves the nodes of a connected player from their components.
+    pub fn of_player(
+        rules: &'a PermissionsSection,
+        username: &valence::prelude::Username,
+        uuid: &valence::prelude::UniqueId,
+        op: Option<&valence::op_level::OpLevel>,
+    ) -> Self {
+        let identity = PlayerIdentity {
+            name: &username.0,
+            uuid: uuid.0,
+        };
+        Self::resolve(rules, identity, op.map_or(0, |o| o.get()))
+    }
+
     /// Resolves the nodes of `player`, whose operator level is `op_level`.
     pub fn resolve(rules: &'a PermissionsSection, player: PlayerIdentity, op_level: u8) -> Self {
         let operator = op_level >= OPERATOR_LEVEL || player.is_listed(&rules.operators);

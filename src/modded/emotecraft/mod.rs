@@ -24,6 +24,7 @@
 pub mod animation;
 pub mod bones;
 mod bytes;
+pub mod file;
 mod frame;
 #[cfg(test)]
 mod tests;

@@ -14,9 +14,7 @@ use super::rate::*;
 use crate::library::Library;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibrary;
-use crate::server::permissions::{
-    PlayerIdentity, PlayerPermissions, EMOTE_MANAGE, GAMEMODE, TELEPORT,
-};
+use crate::server::permissions::{PlayerPermissions, EMOTE_MANAGE, GAMEMODE, TELEPORT};
 use crate::server::syntax::looks_like_coordinate;
 
 /// Suggestions for the text typed so far (which starts with `/`): the
@@ -89,12 +87,7 @@ pub(super) fn answer_completions(
         let Ok((mut client, username, uuid, op)) = clients.get_mut(packet.client) else {
             continue;
         };
-        let identity = PlayerIdentity {
-            name: &username.0,
-            uuid: uuid.0,
-        };
-        let perms =
-            PlayerPermissions::resolve(&config.permissions, identity, op.map_or(0, |o| o.get()));
+        let perms = PlayerPermissions::of_player(&config.permissions, username, uuid, op);
         let (start, matches) = suggest(pkt.text, &library.0, &players, &perms);
         let length = pkt.text.encode_utf16().count().saturating_sub(start);
         client.write_packet(&CommandSuggestionsS2c {

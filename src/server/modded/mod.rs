@@ -33,14 +33,16 @@
 //! - **Walking into reach.** A modded player who comes within the view
 //!   distance of a kept STREAM's player (or into their world) gets it at
 //!   its current tick; one who leaves reach is forgotten, so coming back
-//!   sends it again ([`reach`], checked twice a second).
+//!   sends it again (`reach.rs`, checked twice a second).
 //! - **The server's own emotes** reach modded players as bones
-//!   ([`stream`]).
+//!   (`stream.rs`), and go into their own wheel as FILE packets after
+//!   their CONFIG (`files.rs`).
 //!
 //! Left for later slices of issue 16: drawing modded players' emotes with
 //! display entities for vanilla players, the per-viewer form (no display
-//! copies of skin-bound parts for modded viewers) and FILE packets.
+//! copies of skin-bound parts for modded viewers).
 
+mod files;
 mod reach;
 mod stream;
 
@@ -77,6 +79,7 @@ impl Plugin for EmotecraftPlugin {
                     handle_emotecraft_messages,
                     stream::stream_server_emotes,
                     reach::catch_up_in_reach,
+                    files::send_emote_files,
                 )
                     .chain(),
             );
