@@ -11,6 +11,7 @@ pub mod bones;
 pub mod decompose;
 mod easing;
 pub mod euler;
+pub mod layers;
 pub mod pose;
 pub mod rig;
 pub mod track;
