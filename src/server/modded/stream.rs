@@ -11,6 +11,11 @@
 //! view is the display entities, as every vanilla viewer's (the per-viewer
 //! form, bones instead of displays for modded viewers, is not built yet).
 //!
+//! While no modded player is online nothing is tracked, so a server of
+//! vanilla players pays nothing per tick for this. The first modded player
+//! to come gets what plays then on the next tick, from its start (tick 0)
+//! rather than from the tick it has reached.
+//!
 //! Bone forms are built the first time an emote streams and kept until the
 //! library changes; an emote whose bone form cannot be sampled (a Molang
 //! failure) logs once and streams nothing.
@@ -116,6 +121,9 @@ pub(super) fn stream_server_emotes(
     if library.is_changed() {
         animations.0.clear();
     }
+    if viewers.is_empty() {
+        return; // nobody to stream to (see the module docs)
+    }
     let now = server.current_tick();
     let reach_blocks = f64::from(config.server.view_distance) * 16.0;
     for (player, uuid, position, layer, active, streamed) in &players {
@@ -150,11 +158,10 @@ pub(super) fn stream_server_emotes(
                     uuid: animation.uuid,
                 });
             }
+            // An emote without a bone form: nothing to do unless one streamed.
+            None if streamed.is_none() => continue,
             None => {
                 commands.entity(player).remove::<StreamedEmote>();
-                if streamed.is_none() {
-                    continue;
-                }
             }
         }
         for viewer in modded_viewers(&viewers, player, position.0, layer.0, reach_blocks) {
