@@ -39,8 +39,11 @@ fn packet(purpose: u8, subs: &[(u8, u8, Vec<u8>)]) -> Vec<u8> {
     b
 }
 
+/// A packet read back: (purpose, [(id, version, payload)]).
+type Unpacked = (u8, Vec<(u8, u8, Vec<u8>)>);
+
 /// (purpose, [(id, version, payload)]) of a packet.
-fn unpack(bytes: &[u8]) -> (u8, Vec<(u8, u8, Vec<u8>)>) {
+fn unpack(bytes: &[u8]) -> Unpacked {
     assert_eq!(&bytes[..4], &8_i32.to_be_bytes(), "version 8");
     let (purpose, count) = (bytes[4], bytes[5]);
     let mut at = 6;
@@ -83,6 +86,15 @@ fn messages<'a>(run: &'a common::BotRun, channel: &str) -> Vec<Vec<u8>> {
             _ => None,
         })
         .collect()
+}
+
+/// The UUID (hex, no dashes) of the player `name` as `run`'s bot saw them spawn.
+fn uuid_seen_by(run: &common::BotRun, name: &str) -> String {
+    run.spawned()
+        .iter()
+        .find(|s| s.username.as_deref() == Some(name))
+        .map(|s| s.uuid.replace('-', ""))
+        .unwrap_or_else(|| panic!("{} saw {name}", run.username))
 }
 
 fn send(plan: common::Plan, bytes: &[u8]) -> common::Plan {
@@ -152,12 +164,7 @@ fn the_handshake_answers_and_a_stream_reaches_modded_players_only() {
     assert!(pairs.contains(&(8, 8)), "{pairs:?}");
 
     // Bob got alice's STREAM with alice's UUID, the emote bytes untouched.
-    let alice_uuid = b
-        .spawned()
-        .iter()
-        .find(|s| s.username.as_deref() == Some("alice"))
-        .map(|s| s.uuid.clone())
-        .expect("bob saw alice");
+    let alice_uuid = uuid_seen_by(&b, "alice");
     let stream = messages(&b, CHANNEL)
         .into_iter()
         .map(|m| unpack(&m))
@@ -168,7 +175,7 @@ fn the_handshake_answers_and_a_stream_reaches_modded_players_only() {
     let players: Vec<&Vec<u8>> = stream.1.iter().filter(|s| s.0 == 1).map(|s| &s.2).collect();
     assert_eq!(players.len(), 1, "one player sub-packet");
     let uuid_hex = hex(&players[0][..16]);
-    assert_eq!(uuid_hex, alice_uuid.replace('-', ""), "alice's UUID");
+    assert_eq!(uuid_hex, alice_uuid, "alice's UUID");
     assert_eq!(players[0][16], 0, "not forced");
 
     // Carol (vanilla) got nothing on the channel; alice's bad messages
@@ -217,12 +224,7 @@ fn a_modded_player_who_arrives_mid_emote_gets_it_at_the_current_tick() {
         .run();
     alice.wait().assert_ok();
     dave.assert_ok();
-    let alice_uuid = dave
-        .spawned()
-        .iter()
-        .find(|s| s.username.as_deref() == Some("alice"))
-        .map(|s| s.uuid.replace('-', ""))
-        .expect("dave saw alice");
+    let alice_uuid = uuid_seen_by(&dave, "alice");
     let stream = messages(&dave, CHANNEL)
         .into_iter()
         .map(|m| unpack(&m))
@@ -351,14 +353,8 @@ fn a_server_emote_reaches_modded_players_as_bones_and_vanilla_players_as_display
     bob.assert_ok();
     carol.assert_ok();
 
-    let alice_uuid = bob
-        .spawned()
-        .iter()
-        .find(|s| s.username.as_deref() == Some("alice"))
-        .map(|s| s.uuid.replace('-', ""))
-        .expect("bob saw alice");
-    let packets: Vec<(u8, Vec<(u8, u8, Vec<u8>)>)> =
-        messages(&bob, CHANNEL).iter().map(|m| unpack(m)).collect();
+    let alice_uuid = uuid_seen_by(&bob, "alice");
+    let packets: Vec<Unpacked> = messages(&bob, CHANNEL).iter().map(|m| unpack(m)).collect();
     let purposes: Vec<u8> = packets.iter().map(|p| p.0).collect();
     assert_eq!(purposes, [8, 1, 10], "CONFIG answer, STREAM, STOP");
     let player_of = |subs: &[(u8, u8, Vec<u8>)]| {
@@ -429,7 +425,7 @@ fn a_client_that_reads_headers_gets_the_body_emotes_for_its_own_wheel() {
         .disconnect()
         .run();
     eve.assert_ok();
-    let files: Vec<(u8, Vec<(u8, u8, Vec<u8>)>)> = messages(&eve, CHANNEL)
+    let files: Vec<Unpacked> = messages(&eve, CHANNEL)
         .iter()
         .map(|m| unpack(m))
         .filter(|(purpose, _)| *purpose == 0x10)

@@ -126,6 +126,28 @@ impl RelayedStream {
     }
 }
 
+/// How far a player's emote reaches modded players: their world, within
+/// the view distance.
+#[derive(Clone, Copy, Debug)]
+struct Reach {
+    blocks: f64,
+}
+
+impl Reach {
+    /// The reach the configuration's view distance gives.
+    fn of(config: &Config) -> Reach {
+        Reach {
+            blocks: f64::from(config.server.view_distance) * 16.0,
+        }
+    }
+
+    /// Whether a viewer at `at` (position, world) is in reach of a player
+    /// at `from`.
+    fn covers(self, from: (DVec3, Entity), at: (DVec3, Entity)) -> bool {
+        from.1 == at.1 && from.0.distance(at.0) <= self.blocks
+    }
+}
+
 /// What to keep of a STREAM relayed at `now`, if its emote reads.
 fn kept(packet: &EmotePacket, now: i64) -> Option<RelayedStream> {
     let (start_tick, animation) = read_emote(&packet.sub(SUB_EMOTE)?.payload, 0).ok()?;
@@ -183,7 +205,7 @@ fn handle_emotecraft_messages(
 ) {
     let now = server.current_tick();
     let second = now / 20;
-    let reach_blocks = f64::from(config.server.view_distance) * 16.0;
+    let reach = Reach::of(&config);
     for message in messages.iter() {
         if message.channel.as_str() != CHANNEL {
             continue;
@@ -243,7 +265,7 @@ fn handle_emotecraft_messages(
                     let Some(packet) = stream.at(now) else {
                         return false; // ended
                     };
-                    if *owner != sender && l.0 == world && p.0.distance(here) <= reach_blocks {
+                    if *owner != sender && reach.covers((p.0, l.0), (here, world)) {
                         catch_up.push(packet.write());
                         stream.sent_to.insert(sender);
                     }
@@ -280,8 +302,7 @@ fn handle_emotecraft_messages(
                     .filter(|(viewer, _, _, _, p, l, modded, _)| {
                         *viewer != sender
                             && modded.is_some()
-                            && l.0 == world
-                            && p.0.distance(from) <= reach_blocks
+                            && reach.covers((from, world), (p.0, l.0))
                     })
                     .map(|(viewer, ..)| viewer)
                     .collect();

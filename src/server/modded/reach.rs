@@ -8,7 +8,7 @@
 use valence::ident::ident;
 use valence::prelude::*;
 
-use super::{EmotecraftClient, RelayedStreams};
+use super::{EmotecraftClient, Reach, RelayedStreams};
 use crate::server::config::Config;
 
 /// How often reach is checked: twice a second.
@@ -29,7 +29,7 @@ pub(super) fn catch_up_in_reach(
     if now % CHECK_EVERY_TICKS != 0 {
         return;
     }
-    let reach_blocks = f64::from(config.server.view_distance) * 16.0;
+    let reach = Reach::of(&config);
     streams.0.retain(|owner, stream| {
         let Ok((from, world)) = owners.get(*owner) else {
             return false; // gone
@@ -39,8 +39,7 @@ pub(super) fn catch_up_in_reach(
         };
         let mut bytes = None;
         for (viewer, mut client, at, layer) in &mut viewers {
-            let in_reach =
-                viewer != *owner && layer.0 == world.0 && at.0.distance(from.0) <= reach_blocks;
+            let in_reach = viewer != *owner && reach.covers((from.0, world.0), (at.0, layer.0));
             if !in_reach {
                 stream.sent_to.remove(&viewer);
             } else if stream.sent_to.insert(viewer) {

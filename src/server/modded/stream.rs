@@ -27,7 +27,7 @@ use uuid::Uuid;
 use valence::ident::ident;
 use valence::prelude::*;
 
-use super::{kept, EmotecraftClient, RelayedStreams};
+use super::{kept, EmotecraftClient, Reach, RelayedStreams};
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::bones::bone_form;
 use crate::modded::emotecraft::animation::BoneAnimation;
@@ -84,13 +84,11 @@ fn modded_viewers(
     player: Entity,
     from: DVec3,
     world: Entity,
-    reach_blocks: f64,
+    reach: Reach,
 ) -> Vec<Entity> {
     viewers
         .iter()
-        .filter(|(viewer, p, l)| {
-            *viewer != player && l.0 == world && p.0.distance(from) <= reach_blocks
-        })
+        .filter(|(viewer, p, l)| *viewer != player && reach.covers((from, world), (p.0, l.0)))
         .map(|(viewer, ..)| viewer)
         .collect()
 }
@@ -125,7 +123,7 @@ pub(super) fn stream_server_emotes(
         return; // nobody to stream to (see the module docs)
     }
     let now = server.current_tick();
-    let reach_blocks = f64::from(config.server.view_distance) * 16.0;
+    let reach = Reach::of(&config);
     for (player, uuid, position, layer, active, streamed) in &players {
         let playing = active.map(|a| a.state.current_animation());
         if streamed.map(|s| &s.animation) == playing {
@@ -143,13 +141,9 @@ pub(super) fn stream_server_emotes(
             Some((id, animation)) => {
                 let packet = stream_packet(&animation, 0, uuid.0);
                 if let Some(mut stream) = kept(&packet, now) {
-                    stream.sent_to.extend(modded_viewers(
-                        &viewers,
-                        player,
-                        position.0,
-                        layer.0,
-                        reach_blocks,
-                    ));
+                    stream
+                        .sent_to
+                        .extend(modded_viewers(&viewers, player, position.0, layer.0, reach));
                     streams.0.insert(player, stream);
                 }
                 to_send.push(packet.write());
@@ -164,7 +158,7 @@ pub(super) fn stream_server_emotes(
                 commands.entity(player).remove::<StreamedEmote>();
             }
         }
-        for viewer in modded_viewers(&viewers, player, position.0, layer.0, reach_blocks) {
+        for viewer in modded_viewers(&viewers, player, position.0, layer.0, reach) {
             if let Ok(mut client) = clients.get_mut(viewer) {
                 for bytes in &to_send {
                     client.send_custom_payload(ident!("emotecraft:emote"), bytes);
