@@ -20,7 +20,8 @@ struct Cli {
 enum Command {
     /// Run the server (offline mode, flat world, emotes from emotes/ and datapacks/).
     Serve(ServeArgs),
-    /// Validate Animation and Sequence files or folders; exit 1 if any is invalid.
+    /// Validate Animation and Sequence files, `.anim` clips and `.retarget`
+    /// maps, or folders of them; exit 1 if any is invalid.
     /// When a configuration names an admin's resource pack
     /// (`resource_pack.merge`), it is read and merged too: each path both
     /// packs have is printed with who won, and a pack that cannot be read
@@ -34,9 +35,10 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
-    /// Print an Animation's sampled poses at the given ticks, one JSON line each.
+    /// Print an Animation's sampled poses at the given ticks, one JSON line
+    /// each; for an `.anim` clip, every playing joint's pose at T/20 s.
     Sample {
-        /// The Animation file.
+        /// The Animation file or `.anim` clip.
         file: PathBuf,
         /// Ticks after the start to sample (repeatable).
         #[arg(long = "tick", required = true)]
@@ -154,16 +156,23 @@ fn main() -> ExitCode {
 
 #[allow(clippy::print_stdout)]
 fn check(paths: &[PathBuf], config: Option<&PathBuf>) -> ExitCode {
-    let report = Library::load(paths);
-    for line in report.lines() {
+    use emoted::library::clip_cli::{check_clips, is_clip_file};
+    let emote_paths: Vec<PathBuf> = paths.iter().filter(|p| !is_clip_file(p)).cloned().collect();
+    let report = Library::load(&emote_paths);
+    let clips = check_clips(paths);
+    for line in report.lines().iter().chain(&clips.lines) {
         println!("{line}");
     }
     let (merge_errors, merged) = check_merge(&report.library, config);
-    let errors = report.error_count() + merge_errors;
-    let refused = report.files.iter().filter(|f| f.has_errors()).count();
+    let errors = report.error_count() + merge_errors + clips.error_count;
+    let refused = report.files.iter().filter(|f| f.has_errors()).count() + clips.refused_count;
+    let clips_valid = match clips.file_count {
+        0 => String::new(),
+        _ => format!(", {} clips and retarget maps valid", clips.valid_count),
+    };
     eprintln!(
-        "checked {} files: {} emotes valid, {} files refused, {} errors{}",
-        report.file_count,
+        "checked {} files: {} emotes valid{clips_valid}, {} files refused, {} errors{}",
+        report.file_count + clips.file_count,
         report.library.len(),
         refused,
         errors,
@@ -228,6 +237,9 @@ fn sample(path: &std::path::Path, ticks: &[u32], seed: u64) -> ExitCode {
     use emoted::format::{read_emote_file, EmoteFile};
     use emoted::library::{sample::sample_ticks, CompiledAnimation};
 
+    if path.extension().is_some_and(|e| e == "anim") {
+        return sample_clip(path, ticks);
+    }
     let report = read_emote_file(path);
     let print_problems = |problems: &[emoted::format::Problem]| {
         for p in problems {
@@ -253,23 +265,38 @@ fn sample(path: &std::path::Path, ticks: &[u32], seed: u64) -> ExitCode {
         }
     };
     match sample_ticks(&compiled, ticks, seed) {
-        Ok(lines) => {
-            for line in lines {
-                match serde_json::to_string(&line) {
-                    Ok(text) => println!("{text}"),
-                    Err(e) => {
-                        eprintln!("cannot write the sample: {e}");
-                        return ExitCode::FAILURE;
-                    }
-                }
-            }
-            ExitCode::SUCCESS
-        }
+        Ok(lines) => print_json_lines(&lines),
         Err(e) => {
             eprintln!("{}: playback would stop: {e}", path.display());
             ExitCode::FAILURE
         }
     }
+}
+
+/// `emoted sample` on an `.anim` clip (tick T is T/20 s of track time).
+fn sample_clip(path: &std::path::Path, ticks: &[u32]) -> ExitCode {
+    match emoted::library::clip_cli::sample_clip(path, ticks) {
+        Ok(lines) => print_json_lines(&lines),
+        Err(problems) => {
+            problems.iter().for_each(|line| eprintln!("{line}"));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints each sample as one JSON line.
+#[allow(clippy::print_stdout)]
+fn print_json_lines<T: serde::Serialize>(lines: &[T]) -> ExitCode {
+    for line in lines {
+        match serde_json::to_string(line) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("cannot write the sample: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn preview(args: &PreviewArgs) -> ExitCode {

@@ -8,6 +8,7 @@
 //! and [`Pose::sample`] evaluates it every tick without allocating.
 
 pub mod bones;
+pub mod clip;
 pub mod decompose;
 mod easing;
 pub mod euler;

@@ -15,6 +15,7 @@
 //! accepted and ignored.
 
 pub mod animation;
+pub mod clip;
 pub mod content;
 pub mod display_fields;
 pub mod event;

@@ -6,30 +6,45 @@
 //! `pack.mcmeta` are skipped. A path given to `emoted check` is treated the
 //! same way, so `emoted check emotes datapacks` checks exactly what the server
 //! loads.
+//!
+//! `.anim` clips and `.retarget` maps are found by [`clip_files`]: every
+//! file with one of those extensions below a folder, wherever it is.
 
 use std::path::{Component, Path, PathBuf};
 
 /// Every emote file under `path` (or `path` itself when it is a file), sorted.
 pub fn emote_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
+    files_under(path, |p| {
+        p.extension().is_some_and(|e| e == "json") && is_emote_path(p)
+    })
+}
+
+/// Every `.anim` and `.retarget` file under the folder `path` (or `path`
+/// itself when it is a file), sorted.
+pub fn clip_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
+    files_under(path, crate::format::clip::is_clip_path)
+}
+
+fn files_under(path: &Path, wanted: fn(&Path) -> bool) -> std::io::Result<Vec<PathBuf>> {
     let meta = std::fs::metadata(path)?;
     if meta.is_file() {
         return Ok(vec![path.to_path_buf()]);
     }
     let mut out = Vec::new();
-    walk(path, &mut out)?;
+    walk(path, wanted, &mut out)?;
     out.sort();
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+fn walk(dir: &Path, wanted: fn(&Path) -> bool, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
         let file_type = entry.file_type()?;
         if file_type.is_dir() {
-            walk(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "json") && is_emote_path(&path) {
+            walk(&path, wanted, out)?;
+        } else if wanted(&path) {
             out.push(path);
         }
     }

@@ -10,6 +10,7 @@
 //! - a Sequence that fails those rules is refused; the Animations stay.
 
 pub mod bones;
+pub mod clip_cli;
 mod compat;
 pub mod compiled;
 pub mod discover;
