@@ -144,49 +144,61 @@ pub fn parse_emote_value(value: &serde_json::Value) -> FileReport {
 
 /// Reads raw bytes: refuses more than [`MAX_FILE_BYTES`] and text that is not UTF-8.
 pub fn parse_emote_bytes(bytes: &[u8]) -> FileReport {
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return too_large(bytes.len() as u64);
-    }
-    match std::str::from_utf8(bytes) {
-        Ok(text) => parse_emote_json(text.strip_prefix('\u{feff}').unwrap_or(text)),
-        Err(e) => FileReport {
-            file: None,
-            problems: vec![Problem::error("", format!("file is not UTF-8 text: {e}"))],
-        },
+    match capped_text(bytes) {
+        Ok(text) => parse_emote_json(text),
+        Err(problem) => refused(problem),
     }
 }
 
-fn too_large(len: u64) -> FileReport {
+fn refused(problem: Problem) -> FileReport {
     FileReport {
         file: None,
-        problems: vec![Problem::error(
-            "",
-            format!(
-                "file is {len} bytes; emote files are limited to 8 MiB ({MAX_FILE_BYTES} bytes)"
-            ),
-        )],
+        problems: vec![problem],
     }
 }
 
-/// Reads an emote file from disk. A file over 8 MiB is refused from its size
-/// alone, and reading stops after 8 MiB + 1 byte even if the file grows meanwhile.
-pub fn read_emote_file(path: &Path) -> FileReport {
-    let io_error = |e: std::io::Error| FileReport {
-        file: None,
-        problems: vec![Problem::error("", format!("cannot read file: {e}"))],
-    };
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => return io_error(e),
-    };
+/// The text of `bytes` (a leading byte order mark dropped), or the problem
+/// that refuses them: over [`MAX_FILE_BYTES`], or not UTF-8.
+pub(crate) fn capped_text(bytes: &[u8]) -> Result<&str, Problem> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(text.strip_prefix('\u{feff}').unwrap_or(text)),
+        Err(e) => Err(Problem::error("", format!("file is not UTF-8 text: {e}"))),
+    }
+}
+
+fn too_large(len: u64) -> Problem {
+    Problem::error(
+        "",
+        format!("file is {len} bytes; emote files are limited to 8 MiB ({MAX_FILE_BYTES} bytes)"),
+    )
+}
+
+/// The bytes of the file at `path`, or the problem that refuses it. A file
+/// over 8 MiB is refused from its size alone, and reading stops after
+/// 8 MiB + 1 byte even if the file grows meanwhile.
+pub(crate) fn read_capped(path: &Path) -> Result<Vec<u8>, Problem> {
+    let io_error = |e: std::io::Error| Problem::error("", format!("cannot read file: {e}"));
+    let file = std::fs::File::open(path).map_err(io_error)?;
     if let Ok(meta) = file.metadata() {
         if meta.len() > MAX_FILE_BYTES {
-            return too_large(meta.len());
+            return Err(too_large(meta.len()));
         }
     }
     let mut bytes = Vec::new();
-    if let Err(e) = file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes) {
-        return io_error(e);
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    Ok(bytes)
+}
+
+/// Reads an emote file from disk (see [`parse_emote_bytes`]; a file over
+/// 8 MiB is refused from its size alone).
+pub fn read_emote_file(path: &Path) -> FileReport {
+    match read_capped(path) {
+        Ok(bytes) => parse_emote_bytes(&bytes),
+        Err(problem) => refused(problem),
     }
-    parse_emote_bytes(&bytes)
 }

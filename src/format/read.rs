@@ -251,22 +251,34 @@ pub(crate) fn vec3(
     problems: &mut Problems,
     what: &str,
 ) -> Option<Vec3> {
-    let Some(items) = value.as_array().filter(|a| a.len() == 3) else {
+    if value.as_array().map(Vec::len) != Some(3) {
         problems.error(
             pointer,
             format!("{what} must be an array of three finite numbers"),
         );
         return None;
-    };
-    let mut out = [0.0f32; 3];
+    }
+    finite_numbers(value, pointer, problems, what).map(Vec3::from_array)
+}
+
+/// The `N` finite numbers of an array of `N` elements, each problem
+/// recorded at its element; `None` (nothing recorded) for anything else.
+pub(crate) fn finite_numbers<const N: usize>(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    what: &str,
+) -> Option<[f32; N]> {
+    let items = value.as_array().filter(|a| a.len() == N)?;
+    let mut out = [0.0f32; N];
     let mut ok = true;
-    for (i, item) in items.iter().enumerate() {
+    for ((i, item), slot) in items.iter().enumerate().zip(out.iter_mut()) {
         match finite_number(item, &index(pointer, i), problems, what) {
-            Some(n) => out[i] = n,
+            Some(n) => *slot = n,
             None => ok = false,
         }
     }
-    ok.then(|| Vec3::from_array(out))
+    ok.then_some(out)
 }
 
 /// A time value (string with unit, or JSON number of ticks) of at least `minimum_ticks`.

@@ -53,7 +53,9 @@ pub fn check_clips(roots: &[PathBuf]) -> ClipCheckReport {
         let found = if root.is_dir() {
             super::discover::clip_files(root).unwrap_or_else(|e| {
                 report.error_count += 1;
-                report.lines.push(format!("{}: : cannot read: {e}", root.display()));
+                report
+                    .lines
+                    .push(format!("{}: : cannot read: {e}", root.display()));
                 Vec::new()
             })
         } else if is_clip_file(root) {

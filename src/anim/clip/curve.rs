@@ -48,15 +48,20 @@ pub(crate) fn locate<V>(keys: &[Key<V>], t: f32) -> Place {
     }
     let i = after - 1;
     match (keys.get(i), keys.get(after)) {
-        (Some(a), Some(b)) if b.time_secs > a.time_secs => {
-            Place::Between(i, ((t - a.time_secs) / (b.time_secs - a.time_secs)).clamp(0.0, 1.0))
-        }
+        (Some(a), Some(b)) if b.time_secs > a.time_secs => Place::Between(
+            i,
+            ((t - a.time_secs) / (b.time_secs - a.time_secs)).clamp(0.0, 1.0),
+        ),
         _ => Place::Hold(i),
     }
 }
 
 /// The reshaped fraction of an easing key (`u` for the others).
-fn eased(key_interpolation: Interpolation, direction: crate::molang::ease::EaseDirection, u: f32) -> f32 {
+fn eased(
+    key_interpolation: Interpolation,
+    direction: crate::molang::ease::EaseDirection,
+    u: f32,
+) -> f32 {
     match key_interpolation {
         Interpolation::Ease(family) => ease_unit(Ease { family, direction }, u),
         _ => u,
@@ -74,7 +79,9 @@ pub(crate) fn sample_vec(keys: &[Key<Vec3>], t: f32) -> Vec3 {
     };
     match a.interpolation {
         Interpolation::Step => a.value,
-        Interpolation::Linear | Interpolation::Ease(_) => a.value.lerp(b.value, eased(a.interpolation, a.ease, u)),
+        Interpolation::Linear | Interpolation::Ease(_) => {
+            a.value.lerp(b.value, eased(a.interpolation, a.ease, u))
+        }
         Interpolation::CatmullRom => {
             let before = keys
                 .get(i.wrapping_sub(1))
@@ -109,7 +116,10 @@ fn cubic(p0: f32, p1: f32, p2: f32, p3: f32, s: f32) -> f32 {
 /// The bezier segment from `a` to `b` at time `t` (see the module docs).
 fn bezier(a: &Key<Vec3>, b: &Key<Vec3>, t: f32) -> Vec3 {
     let length = b.time_secs - a.time_secs;
-    let flat = |dt: f32| crate::format::clip::Handle { dt_secs: dt, dv: Vec3::ZERO };
+    let flat = |dt: f32| crate::format::clip::Handle {
+        dt_secs: dt,
+        dv: Vec3::ZERO,
+    };
     let out = a.handle_out.unwrap_or(flat(length / 3.0));
     let into = b.handle_in.unwrap_or(flat(-length / 3.0));
     let t1 = a.time_secs + out.dt_secs.clamp(0.0, length);

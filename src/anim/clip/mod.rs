@@ -182,8 +182,13 @@ impl CompiledClip {
     /// (made by [`CompiledClip::new_pose`]; a pose of another size is
     /// resized, the only case that allocates).
     pub fn sample_into(&self, clip_time_secs: f32, out: &mut ClipPose) {
-        out.samples.resize(self.joints.len(), JointSample::default());
-        let t = if clip_time_secs.is_finite() { clip_time_secs } else { 0.0 };
+        out.samples
+            .resize(self.joints.len(), JointSample::default());
+        let t = if clip_time_secs.is_finite() {
+            clip_time_secs
+        } else {
+            0.0
+        };
         for (joint, sample) in self.joints.iter().zip(out.samples.iter_mut()) {
             *sample = joint.sample(t);
         }
@@ -241,11 +246,19 @@ impl CompiledClip {
     }
 }
 
-fn compile_joint(joint: &ClipJoint, clip: &ClipFile, retarget: Option<&RetargetFile>) -> CompiledJoint {
+fn compile_joint(
+    joint: &ClipJoint,
+    clip: &ClipFile,
+    retarget: Option<&RetargetFile>,
+) -> CompiledJoint {
     let entry = retarget.and_then(|r| r.joints.get(&joint.name));
     let (target_name, body_joint, rests) = match entry {
         Some(entry) if entry.to.is_empty() => (None, None, None),
-        Some(entry) => (Some(entry.to.clone()), BodyJoint::matching(&entry.to), entry.rests),
+        Some(entry) => (
+            Some(entry.to.clone()),
+            BodyJoint::matching(&entry.to),
+            entry.rests,
+        ),
         None => match joint.target {
             JointTarget::Body(body) => (Some(body.name().to_owned()), Some(body), None),
             JointTarget::Off => (None, None, None),
@@ -253,13 +266,17 @@ fn compile_joint(joint: &ClipJoint, clip: &ClipFile, retarget: Option<&RetargetF
         },
     };
     let in_mask = {
-        let names: Vec<&str> = [Some(joint.name.as_str()), target_name.as_deref()].into_iter().flatten().collect();
+        let names: Vec<&str> = [Some(joint.name.as_str()), target_name.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
         mask_admits(clip.mask.as_deref(), &names)
     };
     let rotation = joint.rotation.as_ref().map(|channel| match channel {
-        RotationChannel::Euler(keys) => {
-            RotationCurve::Euler(ModifiedCurve::new(keys.clone(), &joint.rotation_modifiers), clip.euler)
-        }
+        RotationChannel::Euler(keys) => RotationCurve::Euler(
+            ModifiedCurve::new(keys.clone(), &joint.rotation_modifiers),
+            clip.euler,
+        ),
         RotationChannel::Quaternion(keys) => RotationCurve::Quaternion(keys.clone()),
     });
     CompiledJoint {
@@ -268,7 +285,10 @@ fn compile_joint(joint: &ClipJoint, clip: &ClipFile, retarget: Option<&RetargetF
         target_name,
         body_joint,
         rotation,
-        position: joint.position.as_ref().map(|keys| ModifiedCurve::new(keys.clone(), &joint.position_modifiers)),
+        position: joint
+            .position
+            .as_ref()
+            .map(|keys| ModifiedCurve::new(keys.clone(), &joint.position_modifiers)),
         scale: joint.scale.clone(),
         weight: match &joint.weight {
             JointWeight::Constant(w) => WeightCurve::Constant(*w),
@@ -298,7 +318,10 @@ impl CompiledJoint {
         JointSample {
             channels: JointChannels {
                 rotation,
-                position: self.position.as_ref().map(|c| c.sample(t) * self.position_scale),
+                position: self
+                    .position
+                    .as_ref()
+                    .map(|c| c.sample(t) * self.position_scale),
                 scale: self.scale.as_deref().map(|keys| curve::sample_vec(keys, t)),
             },
             weight,

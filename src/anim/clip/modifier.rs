@@ -42,7 +42,10 @@ impl ModifiedCurve {
     /// The curve of `keys` with the enabled `modifiers`.
     pub(crate) fn new(keys: Vec<Key<Vec3>>, modifiers: &[Modifier]) -> Self {
         let (first, last) = (keys.first(), keys.last());
-        let range = (first.map_or(0.0, |k| k.time_secs), last.map_or(0.0, |k| k.time_secs));
+        let range = (
+            first.map_or(0.0, |k| k.time_secs),
+            last.map_or(0.0, |k| k.time_secs),
+        );
         let change = match (first, last) {
             (Some(a), Some(b)) => b.value - a.value,
             _ => Vec3::ZERO,
@@ -75,8 +78,12 @@ impl ModifiedCurve {
                             }
                         }
                     }
-                    ModifierKind::Stepped { step_secs, offset_secs } if step_secs > 0.0 => {
-                        *time = offset_secs + ((*time - offset_secs) / step_secs).floor() * step_secs;
+                    ModifierKind::Stepped {
+                        step_secs,
+                        offset_secs,
+                    } if step_secs > 0.0 => {
+                        *time =
+                            offset_secs + ((*time - offset_secs) / step_secs).floor() * step_secs;
                     }
                     _ => {}
                 }
@@ -131,14 +138,24 @@ fn cycle(t: f32, (t0, t1): (f32, f32), before: CycleMode, after: CycleMode) -> (
 /// A value modifier on one axis's value `v` at playhead time `t`.
 fn apply_value(kind: ModifierKind, v: f32, t: f32, axis: usize) -> f32 {
     match kind {
-        ModifierKind::Noise { scale_secs, strength, phase, offset } if scale_secs > 0.0 => {
+        ModifierKind::Noise {
+            scale_secs,
+            strength,
+            phase,
+            offset,
+        } if scale_secs > 0.0 => {
             v + 0.5 * strength * value_noise(t / scale_secs + phase, axis as u32) + offset
         }
         ModifierKind::Limits { min, max } => {
             let v = min.map_or(v, |lo| v.max(lo));
             max.map_or(v, |hi| v.min(hi))
         }
-        ModifierKind::Envelope { reference, min, max, points } => {
+        ModifierKind::Envelope {
+            reference,
+            min,
+            max,
+            points,
+        } => {
             let Some((lo, hi)) = envelope_bounds(points.as_slice(), t) else {
                 return v;
             };

@@ -72,7 +72,7 @@ impl CompiledClip {
     pub fn cues_between(&self, from_elapsed_secs: f32, to_elapsed_secs: f32, out: &mut Vec<Cue>) {
         let from = from_elapsed_secs.max(0.0) * self.speed;
         let to = to_elapsed_secs.max(0.0) * self.speed;
-        if !(to > from) || !to.is_finite() {
+        if to <= from || !to.is_finite() {
             return;
         }
         let length = self.length_secs;

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::keys::seconds;
+use super::keys::{positive, seconds};
 use super::types::{ClipEvent, ClipPlay, ClipSound, EventSide, Marker};
 use crate::format::problem::{index, JsonPointer, Problems};
 use crate::format::read::{self, Obj};
@@ -58,20 +58,40 @@ fn name_field(obj: &mut Obj<'_>, key: &str, problems: &mut Problems) -> Option<S
 }
 
 /// Reads `markers`.
-pub(crate) fn read_markers(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Vec<Marker> {
+pub(crate) fn read_markers(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Vec<Marker> {
     let item = |obj: &mut Obj<'_>, problems: &mut Problems| {
         let time_secs = time_field(obj, problems);
         let name = name_field(obj, "name", problems);
-        let value = obj
-            .opt("value")
-            .and_then(|(v, p)| read::string(v, &p, problems, "a marker's `value`").map(str::to_owned));
-        Some(Marker { time_secs: time_secs?, name: name?, value })
+        let value = obj.opt("value").and_then(|(v, p)| {
+            read::string(v, &p, problems, "a marker's `value`").map(str::to_owned)
+        });
+        Some(Marker {
+            time_secs: time_secs?,
+            name: name?,
+            value,
+        })
     };
-    read_list(value, pointer, problems, "markers", item, &["time", "name", "value"], |m| m.time_secs)
+    read_list(
+        value,
+        pointer,
+        problems,
+        "markers",
+        item,
+        &["time", "name", "value"],
+        |m| m.time_secs,
+    )
 }
 
 /// Reads `events`.
-pub(crate) fn read_events(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Vec<ClipEvent> {
+pub(crate) fn read_events(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Vec<ClipEvent> {
     let item = |obj: &mut Obj<'_>, problems: &mut Problems| {
         let time_secs = time_field(obj, problems);
         let name = name_field(obj, "name", problems);
@@ -80,48 +100,68 @@ pub(crate) fn read_events(value: &Value, pointer: &dyn JsonPointer, problems: &m
             Some((v, p)) => read::one_of(v, &p, problems, "an event's `on`", &SIDES),
             None => Some(EventSide::Both),
         };
-        Some(ClipEvent { time_secs: time_secs?, name: name?, payload, on: on? })
+        Some(ClipEvent {
+            time_secs: time_secs?,
+            name: name?,
+            payload,
+            on: on?,
+        })
     };
     let allowed = ["time", "name", "payload", "on", "preview"];
-    read_list(value, pointer, problems, "events", item, &allowed, |e| e.time_secs)
+    read_list(value, pointer, problems, "events", item, &allowed, |e| {
+        e.time_secs
+    })
 }
 
 /// Reads `sounds`.
-pub(crate) fn read_sounds(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Vec<ClipSound> {
+pub(crate) fn read_sounds(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Vec<ClipSound> {
     let item = |obj: &mut Obj<'_>, problems: &mut Problems| {
         let time_secs = time_field(obj, problems);
         let sound = name_field(obj, "sound", problems);
-        let volume = obj.opt_number_in_range("volume", problems, 0.0..=f64::MAX, "must be at least 0");
-        let pitch = obj.opt("pitch").map(|(v, p)| {
-            let pitch = read::finite_number(v, &p, problems, "`pitch`")?;
-            if pitch <= 0.0 {
-                problems.error(&p, format!("`pitch` must be above 0, found {pitch}"));
-                return None;
-            }
-            Some(pitch)
-        });
-        let pitch = match pitch {
-            Some(read) => read?,
+        let volume =
+            obj.opt_number_in_range("volume", problems, 0.0..=f64::MAX, "must be at least 0");
+        let pitch = match obj.opt("pitch") {
+            Some((v, p)) => positive(v, &p, problems, "`pitch`", "")?,
             None => 1.0,
         };
         let volume = match obj.has("volume") {
             true => volume?,
             false => 1.0,
         };
-        Some(ClipSound { time_secs: time_secs?, sound: sound?, volume, pitch })
+        Some(ClipSound {
+            time_secs: time_secs?,
+            sound: sound?,
+            volume,
+            pitch,
+        })
     };
     let allowed = ["time", "sound", "volume", "pitch"];
-    read_list(value, pointer, problems, "sounds", item, &allowed, |s| s.time_secs)
+    read_list(value, pointer, problems, "sounds", item, &allowed, |s| {
+        s.time_secs
+    })
 }
 
 /// Reads `plays`.
-pub(crate) fn read_plays(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Vec<ClipPlay> {
+pub(crate) fn read_plays(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Vec<ClipPlay> {
     let item = |obj: &mut Obj<'_>, problems: &mut Problems| {
         let time_secs = time_field(obj, problems);
         let clip = obj.req("clip", problems).and_then(|(v, p)| {
             let path = read::string(v, &p, problems, "a play's `clip`")?;
             if !path.starts_with("res://") || path.len() <= "res://".len() {
-                problems.error(&p, format!("a play's `clip` must be the res:// path of an .anim, found \"{path}\""));
+                problems.error(
+                    &p,
+                    format!(
+                        "a play's `clip` must be the res:// path of an .anim, found \"{path}\""
+                    ),
+                );
                 return None;
             }
             Some(path.to_owned())
@@ -130,7 +170,19 @@ pub(crate) fn read_plays(value: &Value, pointer: &dyn JsonPointer, problems: &mu
             Some((v, p)) => seconds(v, &p, problems, "`fade`")?,
             None => 0.0,
         };
-        Some(ClipPlay { time_secs: time_secs?, clip: clip?, fade_secs })
+        Some(ClipPlay {
+            time_secs: time_secs?,
+            clip: clip?,
+            fade_secs,
+        })
     };
-    read_list(value, pointer, problems, "plays", item, &["time", "clip", "fade"], |p| p.time_secs)
+    read_list(
+        value,
+        pointer,
+        problems,
+        "plays",
+        item,
+        &["time", "clip", "fade"],
+        |p| p.time_secs,
+    )
 }

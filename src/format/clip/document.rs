@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::cues::{read_events, read_markers, read_plays, read_sounds};
 use super::joints::BodyJoint;
-use super::keys::{read_rotation_channel, read_vec_channel, seconds, INTERPOLATIONS};
+use super::keys::{positive, read_rotation_channel, read_vec_channel, seconds, INTERPOLATIONS};
 use super::modifiers::read_modifiers;
 use super::poses::read_keyframes;
 use super::types::{
@@ -19,7 +19,9 @@ use crate::format::read::{self, Obj};
 
 /// The priority level names, lowest first: a name's number is its place
 /// (`core` 0 … `action4` 6), as `anim::layers` numbers them.
-const PRIORITY_NAMES: [&str; 7] = ["core", "idle", "movement", "action", "action2", "action3", "action4"];
+const PRIORITY_NAMES: [&str; 7] = [
+    "core", "idle", "movement", "action", "action2", "action3", "action4",
+];
 
 const LOOPS: [(&str, LoopMode); 4] = [
     ("once", LoopMode::Once),
@@ -28,7 +30,10 @@ const LOOPS: [(&str, LoopMode); 4] = [
     ("pingpong", LoopMode::PingPong),
 ];
 
-const BLENDS: [(&str, ClipBlend); 2] = [("normal", ClipBlend::Normal), ("additive", ClipBlend::Additive)];
+const BLENDS: [(&str, ClipBlend); 2] = [
+    ("normal", ClipBlend::Normal),
+    ("additive", ClipBlend::Additive),
+];
 
 const SPACES: [(&str, ClipSpace); 2] = [("body", ClipSpace::Body), ("view", ClipSpace::View)];
 
@@ -36,7 +41,9 @@ const SPACES: [(&str, ClipSpace); 2] = [("body", ClipSpace::Body), ("view", Clip
 const EDITOR_FIELDS: [&str; 3] = ["rig", "fps", "viewModel"];
 
 /// The fields both layouts share.
-const SHARED_FIELDS: [&str; 7] = ["version", "length", "priority", "mask", "blend", "space", "markers"];
+const SHARED_FIELDS: [&str; 7] = [
+    "version", "length", "priority", "mask", "blend", "space", "markers",
+];
 
 /// Reads a clip from parsed JSON, recording every problem.
 pub(crate) fn read_clip(root: &Value, problems: &mut Problems) -> Option<ClipFile> {
@@ -56,15 +63,24 @@ pub(crate) fn read_clip(root: &Value, problems: &mut Problems) -> Option<ClipFil
         (true, false) => true,
         (false, true) => false,
         (false, false) => {
-            problems.error("", "missing required field `joints` (or `keyframes` in a version 1 clip)");
+            problems.error(
+                "",
+                "missing required field `joints` (or `keyframes` in a version 1 clip)",
+            );
             return None;
         }
     };
     if poses_layout && matches!(version, Some(2 | 3)) {
-        problems.error("/keyframes", "version 2 and 3 clips list curves per joint in `joints`, not `keyframes`");
+        problems.error(
+            "/keyframes",
+            "version 2 and 3 clips list curves per joint in `joints`, not `keyframes`",
+        );
     }
     if !poses_layout && version == Some(1) {
-        problems.error("/joints", "version 1 clips list whole poses in `keyframes`, not `joints`");
+        problems.error(
+            "/joints",
+            "version 1 clips list whole poses in `keyframes`, not `joints`",
+        );
     }
     let mut clip = ClipFile {
         version: version.unwrap_or(if poses_layout { 1 } else { 3 }),
@@ -85,7 +101,9 @@ pub(crate) fn read_clip(root: &Value, problems: &mut Problems) -> Option<ClipFil
         sounds: Vec::new(),
         plays: Vec::new(),
     };
-    let length = obj.opt("length").and_then(|(v, p)| seconds(v, &p, problems, "`length`"));
+    let length = obj
+        .opt("length")
+        .and_then(|(v, p)| seconds(v, &p, problems, "`length`"));
     if let Some((v, p)) = obj.opt("priority") {
         clip.priority = priority(v, &p, problems).unwrap_or(0.0);
     }
@@ -114,7 +132,10 @@ pub(crate) fn read_clip(root: &Value, problems: &mut Problems) -> Option<ClipFil
         read_curves_fields(&mut obj, &mut clip, problems);
         &CURVES_FIELDS
     };
-    obj.finish(problems, &[&SHARED_FIELDS[..], layout_fields, &EDITOR_FIELDS].concat());
+    obj.finish(
+        problems,
+        &[&SHARED_FIELDS[..], layout_fields, &EDITOR_FIELDS].concat(),
+    );
     resolve_targets(&mut clip, problems);
     check_mask(&clip, problems);
     let last = last_time(&clip);
@@ -141,13 +162,7 @@ fn read_curves_fields(obj: &mut Obj<'_>, clip: &mut ClipFile, problems: &mut Pro
         clip.loop_mode = read::one_of(v, &p, problems, "`loop`", &LOOPS).unwrap_or_default();
     }
     if let Some((v, p)) = obj.opt("speed") {
-        if let Some(speed) = read::finite_number(v, &p, problems, "`speed`") {
-            if speed > 0.0 {
-                clip.speed = speed;
-            } else {
-                problems.error(&p, format!("`speed` must be above 0, found {speed}"));
-            }
-        }
+        clip.speed = positive(v, &p, problems, "`speed`", "").unwrap_or(1.0);
     }
     clip.autoplay = obj.opt_bool("autoplay", problems).unwrap_or(false);
     if let Some((v, p)) = obj.opt("euler") {
@@ -162,7 +177,8 @@ fn read_curves_fields(obj: &mut Obj<'_>, clip: &mut ClipFile, problems: &mut Pro
     if let Some((v, p)) = obj.opt("retarget") {
         if let Some(map) = Obj::new(v, &p, problems, "`retarget`") {
             for (from, to) in map.entries() {
-                if let Some(to) = read::string(to, &field(&p, from), problems, "a `retarget` entry") {
+                if let Some(to) = read::string(to, &field(&p, from), problems, "a `retarget` entry")
+                {
                     clip.retarget.insert(from.clone(), to.to_owned());
                 }
             }
@@ -193,11 +209,22 @@ fn priority(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -
     if let Some(name) = value.as_str() {
         let found = PRIORITY_NAMES.iter().position(|level| *level == name);
         if found.is_none() {
-            problems.error(pointer, format!("`priority` `{name}` is not a number or one of: {}", PRIORITY_NAMES.join(", ")));
+            problems.error(
+                pointer,
+                format!(
+                    "`priority` `{name}` is not a number or one of: {}",
+                    PRIORITY_NAMES.join(", ")
+                ),
+            );
         }
         return found.map(|n| n as f32);
     }
-    read::finite_number(value, pointer, problems, "`priority` (a number or a level name)")
+    read::finite_number(
+        value,
+        pointer,
+        problems,
+        "`priority` (a number or a level name)",
+    )
 }
 
 /// A `mask`: a list of names, or one string of names split by commas or spaces.
@@ -212,53 +239,99 @@ fn mask(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Op
             let mut names = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
                 let p = crate::format::problem::index(pointer, i);
-                names.extend(read::nonempty_string(item, &p, problems, "a `mask` name").map(str::to_owned));
+                names.extend(
+                    read::nonempty_string(item, &p, problems, "a `mask` name").map(str::to_owned),
+                );
             }
             names
         }
         other => {
-            problems.error(pointer, format!("`mask` must be a list of joint names or one string of names, found {}", read::kind_of(other)));
+            problems.error(
+                pointer,
+                format!(
+                    "`mask` must be a list of joint names or one string of names, found {}",
+                    read::kind_of(other)
+                ),
+            );
             return None;
         }
     };
     Some(names)
 }
 
-fn read_joint(name: &str, value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Option<ClipJoint> {
+fn read_joint(
+    name: &str,
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<ClipJoint> {
     if name.is_empty() {
         problems.error(pointer, "a joint name must not be empty");
         return None;
     }
     let mut obj = Obj::new(value, pointer, problems, "a joint")?;
     let before = problems.error_count();
-    let rotation = obj.opt("rotation").and_then(|(v, p)| read_rotation_channel(v, &p, problems));
-    let position = obj.opt("position").and_then(|(v, p)| read_vec_channel(v, &p, problems, "position"));
-    let scale = obj.opt("scale").and_then(|(v, p)| read_vec_channel(v, &p, problems, "scale"));
+    let rotation = obj
+        .opt("rotation")
+        .and_then(|(v, p)| read_rotation_channel(v, &p, problems));
+    let position = obj
+        .opt("position")
+        .and_then(|(v, p)| read_vec_channel(v, &p, problems, "position"));
+    let scale = obj
+        .opt("scale")
+        .and_then(|(v, p)| read_vec_channel(v, &p, problems, "scale"));
     let weight = obj
         .opt_number_in_range("weight", problems, 0.0..=1.0, "must be from 0 to 1")
         .unwrap_or(1.0);
     let muted = obj.opt_bool("muted", problems).unwrap_or(false);
     obj.opt_bool("locked", problems);
     if let Some((v, p)) = obj.opt("interpolation") {
-        read::one_of(v, &p, problems, "a joint's `interpolation`", &INTERPOLATIONS[..4]);
+        read::one_of(
+            v,
+            &p,
+            problems,
+            "a joint's `interpolation`",
+            &INTERPOLATIONS[..4],
+        );
     }
     let (mut rotation_modifiers, mut position_modifiers) = (Vec::new(), Vec::new());
     if let Some((v, p)) = obj.opt("modifiers") {
         if let Some(mut modifiers) = Obj::new(v, &p, problems, "`modifiers`") {
             if let Some((v, mp)) = modifiers.opt("rotation") {
                 rotation_modifiers = read_modifiers(v, &mp, problems).unwrap_or_default();
-                if matches!(rotation, Some(RotationChannel::Quaternion(_))) && !rotation_modifiers.is_empty() {
-                    problems.error(&mp, "curve modifiers work on angles, not on quaternion keys");
+                if matches!(rotation, Some(RotationChannel::Quaternion(_)))
+                    && !rotation_modifiers.is_empty()
+                {
+                    problems.error(
+                        &mp,
+                        "curve modifiers work on angles, not on quaternion keys",
+                    );
                 }
             }
             if let Some((v, mp)) = modifiers.opt("position") {
                 position_modifiers = read_modifiers(v, &mp, problems).unwrap_or_default();
             }
-            modifiers.forbid("scale", problems, "curve modifiers work on angle and offset channels, not on `scale`");
+            modifiers.forbid(
+                "scale",
+                problems,
+                "curve modifiers work on angle and offset channels, not on `scale`",
+            );
             modifiers.finish(problems, &["rotation", "position", "scale"]);
         }
     }
-    obj.finish(problems, &["rotation", "position", "scale", "weight", "muted", "locked", "interpolation", "modifiers"]);
+    obj.finish(
+        problems,
+        &[
+            "rotation",
+            "position",
+            "scale",
+            "weight",
+            "muted",
+            "locked",
+            "interpolation",
+            "modifiers",
+        ],
+    );
     if problems.error_count() != before {
         return None;
     }
@@ -321,9 +394,13 @@ fn resolve_targets(clip: &mut ClipFile, problems: &mut Problems) {
 /// A mask name that is neither a joint of the clip nor a body joint is a warning.
 fn check_mask(clip: &ClipFile, problems: &mut Problems) {
     for name in clip.mask.iter().flatten() {
-        let known = clip.joints.iter().any(|j| &j.name == name) || BodyJoint::matching(name).is_some();
+        let known =
+            clip.joints.iter().any(|j| &j.name == name) || BodyJoint::matching(name).is_some();
         if !known {
-            problems.warning("/mask", format!("mask name `{name}` is no joint of this clip and no body joint"));
+            problems.warning(
+                "/mask",
+                format!("mask name `{name}` is no joint of this clip and no body joint"),
+            );
         }
     }
 }
@@ -337,10 +414,16 @@ fn last_time(clip: &ClipFile) -> f32 {
             Some(RotationChannel::Quaternion(keys)) => keys.last().map(|k| k.time_secs),
             None => None,
         };
-        let vectors = [&joint.position, &joint.scale].into_iter().flatten().filter_map(|k| k.last().map(|k| k.time_secs));
+        let vectors = [&joint.position, &joint.scale]
+            .into_iter()
+            .flatten()
+            .filter_map(|k| k.last().map(|k| k.time_secs));
         last = rotation.into_iter().chain(vectors).fold(last, f32::max);
     }
-    let cues = clip.markers.iter().map(|m| m.time_secs)
+    let cues = clip
+        .markers
+        .iter()
+        .map(|m| m.time_secs)
         .chain(clip.events.iter().map(|e| e.time_secs))
         .chain(clip.sounds.iter().map(|s| s.time_secs))
         .chain(clip.plays.iter().map(|p| p.time_secs));

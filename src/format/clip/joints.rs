@@ -86,13 +86,27 @@ mod tests {
 
     #[test]
     fn the_editors_spellings_land_on_one_joint() {
-        for name in ["RightArm", "rightArm", "right_arm", "biped_right_arm", "Right Arm", "right-arm"] {
-            assert_eq!(BodyJoint::matching(name), Some(BodyJoint::RightArm), "{name}");
+        for name in [
+            "RightArm",
+            "rightArm",
+            "right_arm",
+            "biped_right_arm",
+            "Right Arm",
+            "right-arm",
+        ] {
+            assert_eq!(
+                BodyJoint::matching(name),
+                Some(BodyJoint::RightArm),
+                "{name}"
+            );
         }
         assert_eq!(BodyJoint::matching("Body"), Some(BodyJoint::Torso));
         assert_eq!(BodyJoint::matching("torso"), Some(BodyJoint::Torso));
         assert_eq!(BodyJoint::matching("Head"), Some(BodyJoint::Head));
-        assert_eq!(BodyJoint::matching("spin_outer"), Some(BodyJoint::SpinOuter));
+        assert_eq!(
+            BodyJoint::matching("spin_outer"),
+            Some(BodyJoint::SpinOuter)
+        );
         assert_eq!(BodyJoint::matching("Waist"), None);
         assert_eq!(BodyJoint::matching(""), None);
         for joint in BodyJoint::ALL {

@@ -112,7 +112,9 @@ pub(crate) fn check_times(
                     key_pointer(
                         i,
                         problems,
-                        format!("at most two keys may share a time (a jump): a third key at {time}s"),
+                        format!(
+                            "at most two keys may share a time (a jump): a third key at {time}s"
+                        ),
                     );
                 }
             }
@@ -128,6 +130,29 @@ enum KeyValue {
     Quaternion(Quat),
 }
 
+impl KeyValue {
+    fn vector(&self) -> Option<Vec3> {
+        match self {
+            KeyValue::Vector(v) => Some(*v),
+            KeyValue::Quaternion(_) => None,
+        }
+    }
+
+    fn quaternion(&self) -> Option<Quat> {
+        match self {
+            KeyValue::Quaternion(q) => Some(*q),
+            KeyValue::Vector(_) => None,
+        }
+    }
+}
+
+/// The keys with the values `pick` takes; `None` when one is of the other kind.
+fn values_as<W>(keys: &[Key<KeyValue>], pick: fn(&KeyValue) -> Option<W>) -> Option<Vec<Key<W>>> {
+    keys.iter()
+        .map(|k| pick(&k.value).map(|v| with_value(k, v)))
+        .collect()
+}
+
 /// Reads a `position` or `scale` channel.
 pub(crate) fn read_vec_channel(
     value: &Value,
@@ -136,12 +161,7 @@ pub(crate) fn read_vec_channel(
     what: &str,
 ) -> Option<Vec<Key<Vec3>>> {
     let keys = read_keys(value, pointer, problems, what, false)?;
-    keys.into_iter()
-        .map(|k| match k.value {
-            KeyValue::Vector(v) => Some(with_value(&k, v)),
-            KeyValue::Quaternion(_) => None,
-        })
-        .collect()
+    values_as(&keys, KeyValue::vector)
 }
 
 /// Reads a `rotation` channel of Euler angles or quaternions.
@@ -151,14 +171,13 @@ pub(crate) fn read_rotation_channel(
     problems: &mut Problems,
 ) -> Option<RotationChannel> {
     let keys = read_keys(value, pointer, problems, "rotation", true)?;
-    let quaternions = matches!(keys.first()?.value, KeyValue::Quaternion(_));
+    let quaternions = keys.first()?.value.quaternion().is_some();
     let mut ok = true;
     for (i, key) in keys.iter().enumerate() {
-        if matches!(key.value, KeyValue::Quaternion(_)) != quaternions {
+        if key.value.quaternion().is_some() != quaternions {
             let key_pointer = index(pointer, i);
-            let p = index(&key_pointer, 1);
             problems.error(
-                &p,
+                &index(&key_pointer, 1),
                 "quaternion keys ([x, y, z, w]) and Euler keys ([x, y, z]) cannot share a channel",
             );
             ok = false;
@@ -167,25 +186,27 @@ pub(crate) fn read_rotation_channel(
     if !ok {
         return None;
     }
-    Some(if quaternions {
-        RotationChannel::Quaternion(
-            keys.iter()
-                .filter_map(|k| match k.value {
-                    KeyValue::Quaternion(q) => Some(with_value(k, q)),
-                    KeyValue::Vector(_) => None,
-                })
-                .collect(),
-        )
+    if quaternions {
+        values_as(&keys, KeyValue::quaternion).map(RotationChannel::Quaternion)
     } else {
-        RotationChannel::Euler(
-            keys.iter()
-                .filter_map(|k| match k.value {
-                    KeyValue::Vector(v) => Some(with_value(k, v)),
-                    KeyValue::Quaternion(_) => None,
-                })
-                .collect(),
-        )
-    })
+        values_as(&keys, KeyValue::vector).map(RotationChannel::Euler)
+    }
+}
+
+/// A finite number above 0 (`unit` follows the 0 in the message).
+pub(crate) fn positive(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+    what: &str,
+    unit: &str,
+) -> Option<f32> {
+    let n = read::finite_number(value, pointer, problems, what)?;
+    if n > 0.0 {
+        return Some(n);
+    }
+    problems.error(pointer, format!("{what} must be above 0{unit}, found {n}"));
+    None
 }
 
 fn with_value<V, W>(key: &Key<V>, value: W) -> Key<W> {
@@ -235,7 +256,13 @@ fn read_keys(
     let mut times = Vec::with_capacity(items.len());
     let mut ok = true;
     for (i, item) in items.iter().enumerate() {
-        let key = read_key(item, &index(pointer, i), problems, what, quaternions_allowed);
+        let key = read_key(
+            item,
+            &index(pointer, i),
+            problems,
+            what,
+            quaternions_allowed,
+        );
         times.push(key.as_ref().map(|k| k.time_secs));
         match key {
             Some(k) => keys.push(k),
@@ -273,7 +300,13 @@ fn read_key(
         .get(1)
         .and_then(|v| key_value(v, &index(pointer, 1), problems, what, quaternions_allowed));
     let interpolation = match parts.get(2) {
-        Some(v) => read::one_of(v, &index(pointer, 2), problems, "interpolation", &INTERPOLATIONS),
+        Some(v) => read::one_of(
+            v,
+            &index(pointer, 2),
+            problems,
+            "interpolation",
+            &INTERPOLATIONS,
+        ),
         None => Some(Interpolation::Linear),
     };
     let mut ease = match interpolation {
@@ -303,7 +336,13 @@ fn read_key(
                 }
                 for side in ["left", "right"] {
                     if let Some((v, p)) = obj.opt(side) {
-                        read::one_of(v, &p, problems, &format!("handle type `{side}`"), &HANDLE_TYPES);
+                        read::one_of(
+                            v,
+                            &p,
+                            problems,
+                            &format!("handle type `{side}`"),
+                            &HANDLE_TYPES,
+                        );
                     }
                 }
                 obj.finish(problems, &["in", "out", "ease", "type", "left", "right"]);
@@ -354,25 +393,18 @@ pub(crate) fn quaternion(
     problems: &mut Problems,
     what: &str,
 ) -> Option<Quat> {
-    let Some(items) = value.as_array().filter(|a| a.len() == 4) else {
+    if value.as_array().map(Vec::len) != Some(4) {
         problems.error(pointer, format!("{what} must be [x, y, z, w]"));
         return None;
-    };
-    let mut out = [0.0f32; 4];
-    let mut ok = true;
-    for (i, item) in items.iter().enumerate() {
-        match read::finite_number(item, &index(pointer, i), problems, what) {
-            Some(n) => out[i] = n,
-            None => ok = false,
-        }
     }
-    if !ok {
-        return None;
-    }
+    let out = read::finite_numbers::<4>(value, pointer, problems, what)?;
     let q = Quat::from_array(out);
     let length = q.length();
     if !(length > 1e-6 && length.is_finite()) {
-        problems.error(pointer, format!("{what} must not be all zeros (no rotation is [0, 0, 0, 1])"));
+        problems.error(
+            pointer,
+            format!("{what} must not be all zeros (no rotation is [0, 0, 0, 1])"),
+        );
         return None;
     }
     Some(q / length)
@@ -386,7 +418,11 @@ fn handle(
     problems: &mut Problems,
     side: &str,
 ) -> Option<Handle> {
-    let Some([dt, dv]) = value.as_array().map(Vec::as_slice).and_then(|s| <&[Value; 2]>::try_from(s).ok()) else {
+    let Some([dt, dv]) = value
+        .as_array()
+        .map(Vec::as_slice)
+        .and_then(|s| <&[Value; 2]>::try_from(s).ok())
+    else {
         problems.error(pointer, format!("handle `{side}` must be [dt, dv]"));
         return None;
     };
@@ -395,16 +431,30 @@ fn handle(
     let dt_secs = dt_secs.and_then(|t| {
         let wrong = (side == "in" && t > 0.0) || (side == "out" && t < 0.0);
         if wrong {
-            let rule = if side == "in" { "at most 0 (it points back)" } else { "at least 0 (it points ahead)" };
-            problems.error(&dtp, format!("handle `{side}`'s dt must be {rule}, found {t}"));
+            let rule = if side == "in" {
+                "at most 0 (it points back)"
+            } else {
+                "at least 0 (it points ahead)"
+            };
+            problems.error(
+                &dtp,
+                format!("handle `{side}`'s dt must be {rule}, found {t}"),
+            );
             return None;
         }
         Some(t)
     });
     let dvp = index(pointer, 1);
     let dv = match dv {
-        Value::Number(_) => read::finite_number(dv, &dvp, problems, "a handle's dv").map(Vec3::splat),
-        _ => read::vec3(dv, &dvp, problems, "a handle's dv (one number or [dx, dy, dz])"),
+        Value::Number(_) => {
+            read::finite_number(dv, &dvp, problems, "a handle's dv").map(Vec3::splat)
+        }
+        _ => read::vec3(
+            dv,
+            &dvp,
+            problems,
+            "a handle's dv (one number or [dx, dy, dz])",
+        ),
     };
     Some(Handle {
         dt_secs: dt_secs?,

@@ -28,8 +28,9 @@
 //!   error: the clip may be for a model. A second joint landing on a body
 //!   joint already taken is a warning too, and is kept off the body.
 //! - A channel holds at most [`MAX_CHANNEL_KEYS`] keys; an envelope at most
-//!   [`ENVELOPE_POINTS`] points. Files over [`MAX_FILE_BYTES`] are refused
-//!   unread.
+//!   [`ENVELOPE_POINTS`] points. Files over
+//!   [`MAX_FILE_BYTES`](crate::format::MAX_FILE_BYTES) are refused unread,
+//!   as schema 4 files are.
 //! - Handles on quaternion keys are read and ignored (quaternion keys
 //!   treat bezier as linear); `ease` on a key that is not an easing is
 //!   read and ignored.
@@ -50,7 +51,6 @@ pub mod types;
 #[cfg(test)]
 mod tests;
 
-use std::io::Read;
 use std::path::Path;
 
 pub use joints::BodyJoint;
@@ -58,7 +58,7 @@ pub use keys::{default_ease, MAX_CHANNEL_KEYS};
 pub use retarget::{RestRotations, RetargetFile, RetargetJoint};
 pub use types::*;
 
-use super::{Problem, Problems, MAX_FILE_BYTES};
+use super::{capped_text, read_capped, Problem, Problems};
 
 /// What reading one clip or retarget file gives: the file when it is
 /// valid, and every problem found (warnings too).
@@ -80,7 +80,7 @@ pub fn parse_retarget_json(text: &str) -> Report<RetargetFile> {
     parse_json(text, retarget::read_retarget)
 }
 
-/// Reads a clip from raw bytes (at most [`MAX_FILE_BYTES`], UTF-8).
+/// Reads a clip from raw bytes (at most [`MAX_FILE_BYTES`](crate::format::MAX_FILE_BYTES), UTF-8).
 pub fn parse_clip_bytes(bytes: &[u8]) -> Report<ClipFile> {
     parse_bytes(bytes, document::read_clip)
 }
@@ -90,7 +90,7 @@ pub fn parse_retarget_bytes(bytes: &[u8]) -> Report<RetargetFile> {
     parse_bytes(bytes, retarget::read_retarget)
 }
 
-/// Reads a clip from disk; over [`MAX_FILE_BYTES`] is refused from its size.
+/// Reads a clip from disk; over [`MAX_FILE_BYTES`](crate::format::MAX_FILE_BYTES) is refused from its size.
 pub fn read_clip_file(path: &Path) -> Report<ClipFile> {
     read_file(path, document::read_clip)
 }
@@ -102,22 +102,23 @@ pub fn read_retarget_file(path: &Path) -> Report<RetargetFile> {
 
 /// True for the file names `emoted check` reads as clips or retarget maps.
 pub fn is_clip_path(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "anim" || e == "retarget")
+    path.extension()
+        .is_some_and(|e| e == "anim" || e == "retarget")
 }
 
 type Reader<T> = fn(&serde_json::Value, &mut Problems) -> Option<T>;
 
-fn failed<T>(message: String) -> Report<T> {
+fn refused<T>(problem: Problem) -> Report<T> {
     Report {
         file: None,
-        problems: vec![Problem::error("", message)],
+        problems: vec![problem],
     }
 }
 
 fn parse_json<T>(text: &str, read: Reader<T>) -> Report<T> {
     let value: serde_json::Value = match serde_json::from_str(text) {
         Ok(v) => v,
-        Err(e) => return failed(format!("not valid JSON: {e}")),
+        Err(e) => return refused(Problem::error("", format!("not valid JSON: {e}"))),
     };
     let mut problems = Problems::new();
     let file = read(&value, &mut problems);
@@ -128,35 +129,16 @@ fn parse_json<T>(text: &str, read: Reader<T>) -> Report<T> {
     }
 }
 
-fn too_large<T>(len: u64) -> Report<T> {
-    failed(format!(
-        "file is {len} bytes; clip files are limited to 8 MiB ({MAX_FILE_BYTES} bytes)"
-    ))
-}
-
 fn parse_bytes<T>(bytes: &[u8], read: Reader<T>) -> Report<T> {
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return too_large(bytes.len() as u64);
-    }
-    match std::str::from_utf8(bytes) {
-        Ok(text) => parse_json(text.strip_prefix('\u{feff}').unwrap_or(text), read),
-        Err(e) => failed(format!("file is not UTF-8 text: {e}")),
+    match capped_text(bytes) {
+        Ok(text) => parse_json(text, read),
+        Err(problem) => refused(problem),
     }
 }
 
 fn read_file<T>(path: &Path, read: Reader<T>) -> Report<T> {
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => return failed(format!("cannot read file: {e}")),
-    };
-    if let Ok(meta) = file.metadata() {
-        if meta.len() > MAX_FILE_BYTES {
-            return too_large(meta.len());
-        }
+    match read_capped(path) {
+        Ok(bytes) => parse_bytes(&bytes, read),
+        Err(problem) => refused(problem),
     }
-    let mut bytes = Vec::new();
-    if let Err(e) = file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes) {
-        return failed(format!("cannot read file: {e}"));
-    }
-    parse_bytes(&bytes, read)
 }

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::keys::seconds;
+use super::keys::{positive, seconds};
 use super::types::{CycleMode, EnvelopePoints, Modifier, ModifierKind, ENVELOPE_POINTS};
 use crate::format::problem::{index, JsonPointer, Problems};
 use crate::format::read::{self, Obj};
@@ -63,14 +63,21 @@ pub(crate) fn read_modifiers(
     ok.then_some(out)
 }
 
-fn read_modifier(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Option<Modifier> {
+fn read_modifier(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<Modifier> {
     let mut obj = Obj::new(value, pointer, problems, "a modifier")?;
     let before = problems.error_count();
     let kind = obj.req_one_of("type", problems, "modifier `type`", &TYPES);
     let axis = obj.opt("axis").and_then(|(v, p)| match v.as_u64() {
         Some(a) if a <= 2 => Some(a as u8),
         _ => {
-            problems.error(&p, format!("`axis` must be 0, 1 or 2 (x, y or z), found {v}"));
+            problems.error(
+                &p,
+                format!("`axis` must be 0, 1 or 2 (x, y or z), found {v}"),
+            );
             None
         }
     });
@@ -85,20 +92,23 @@ fn read_modifier(value: &Value, pointer: &dyn JsonPointer, problems: &mut Proble
         Some(Type::Cycles) => {
             let mut side = |key: &str, problems: &mut Problems| {
                 obj.opt(key)
-                    .and_then(|(v, p)| read::one_of(v, &p, problems, &format!("cycles `{key}`"), &CYCLE_MODES))
+                    .and_then(|(v, p)| {
+                        read::one_of(v, &p, problems, &format!("cycles `{key}`"), &CYCLE_MODES)
+                    })
                     .unwrap_or_default()
             };
             let before_mode = side("before", problems);
             let after = side("after", problems);
-            (Some(ModifierKind::Cycles { before: before_mode, after }), &["before", "after"])
+            (
+                Some(ModifierKind::Cycles {
+                    before: before_mode,
+                    after,
+                }),
+                &["before", "after"],
+            )
         }
         Some(Type::Noise) => {
-            let scale_secs = number(&mut obj, "scale", 1.0, problems);
-            if scale_secs <= 0.0 {
-                if let Some((_, p)) = obj.opt("scale") {
-                    problems.error(&p, format!("noise `scale` must be above 0 seconds, found {scale_secs}"));
-                }
-            }
+            let scale_secs = seconds_above_zero(&mut obj, "scale", "noise `scale`", 1.0, problems);
             let kind = ModifierKind::Noise {
                 scale_secs,
                 strength: number(&mut obj, "strength", 1.0, problems),
@@ -108,24 +118,29 @@ fn read_modifier(value: &Value, pointer: &dyn JsonPointer, problems: &mut Proble
             (Some(kind), &["scale", "strength", "phase", "offset"])
         }
         Some(Type::Stepped) => {
-            let step_secs = number(&mut obj, "step", 0.1, problems);
-            if step_secs <= 0.0 {
-                if let Some((_, p)) = obj.opt("step") {
-                    problems.error(&p, format!("stepped `step` must be above 0 seconds, found {step_secs}"));
-                }
-            }
+            let step_secs = seconds_above_zero(&mut obj, "step", "stepped `step`", 0.1, problems);
             let offset_secs = number(&mut obj, "offset", 0.0, problems);
-            (Some(ModifierKind::Stepped { step_secs, offset_secs }), &["step", "offset"])
+            (
+                Some(ModifierKind::Stepped {
+                    step_secs,
+                    offset_secs,
+                }),
+                &["step", "offset"],
+            )
         }
         Some(Type::Limits) => {
             let mut side = |key: &str, problems: &mut Problems| {
-                obj.opt(key)
-                    .and_then(|(v, p)| read::finite_number(v, &p, problems, &format!("limits `{key}`")))
+                obj.opt(key).and_then(|(v, p)| {
+                    read::finite_number(v, &p, problems, &format!("limits `{key}`"))
+                })
             };
             let (min, max) = (side("min", problems), side("max", problems));
             if let (Some(lo), Some(hi)) = (min, max) {
                 if lo > hi {
-                    problems.error(pointer, format!("limits `min` ({lo}) must be at most `max` ({hi})"));
+                    problems.error(
+                        pointer,
+                        format!("limits `min` ({lo}) must be at most `max` ({hi})"),
+                    );
                 }
             }
             (Some(ModifierKind::Limits { min, max }), &["min", "max"])
@@ -135,14 +150,25 @@ fn read_modifier(value: &Value, pointer: &dyn JsonPointer, problems: &mut Proble
             let min = number(&mut obj, "min", -1.0, problems);
             let max = number(&mut obj, "max", 1.0, problems);
             if min >= max {
-                problems.error(pointer, format!("envelope `min` ({min}) must be below `max` ({max})"));
+                problems.error(
+                    pointer,
+                    format!("envelope `min` ({min}) must be below `max` ({max})"),
+                );
             }
             let points = obj
                 .opt("points")
                 .and_then(|(v, p)| envelope_points(v, &p, problems))
-                .unwrap_or(EnvelopePoints { points: [[0.0; 3]; ENVELOPE_POINTS], len: 0 });
+                .unwrap_or(EnvelopePoints {
+                    points: [[0.0; 3]; ENVELOPE_POINTS],
+                    len: 0,
+                });
             (
-                Some(ModifierKind::Envelope { reference, min, max, points }),
+                Some(ModifierKind::Envelope {
+                    reference,
+                    min,
+                    max,
+                    points,
+                }),
                 &["reference", "min", "max", "points"],
             )
         }
@@ -151,10 +177,31 @@ fn read_modifier(value: &Value, pointer: &dyn JsonPointer, problems: &mut Proble
     if problems.error_count() != before {
         return None;
     }
-    Some(Modifier { kind: kind?, axis, enabled })
+    Some(Modifier {
+        kind: kind?,
+        axis,
+        enabled,
+    })
 }
 
-fn envelope_points(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Option<EnvelopePoints> {
+/// An optional field of seconds above 0 (`default` when left out or broken).
+fn seconds_above_zero(
+    obj: &mut Obj<'_>,
+    key: &str,
+    what: &str,
+    default: f32,
+    problems: &mut Problems,
+) -> f32 {
+    obj.opt(key)
+        .and_then(|(v, p)| positive(v, &p, problems, what, " seconds"))
+        .unwrap_or(default)
+}
+
+fn envelope_points(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<EnvelopePoints> {
     let items = match value.as_array() {
         Some(items) if items.len() <= ENVELOPE_POINTS => items,
         _ => {
@@ -165,7 +212,10 @@ fn envelope_points(value: &Value, pointer: &dyn JsonPointer, problems: &mut Prob
             return None;
         }
     };
-    let mut out = EnvelopePoints { points: [[0.0; 3]; ENVELOPE_POINTS], len: items.len() };
+    let mut out = EnvelopePoints {
+        points: [[0.0; 3]; ENVELOPE_POINTS],
+        len: items.len(),
+    };
     let mut previous = f32::NEG_INFINITY;
     let mut ok = true;
     for ((i, item), slot) in items.iter().enumerate().zip(out.points.iter_mut()) {
@@ -176,13 +226,22 @@ fn envelope_points(value: &Value, pointer: &dyn JsonPointer, problems: &mut Prob
             ok = false;
             continue;
         };
-        let time = triple.first().and_then(|t| seconds(t, &index(&p, 0), problems, "a point's time"));
-        let lo = triple.get(1).and_then(|v| read::finite_number(v, &index(&p, 1), problems, "a point's min"));
-        let hi = triple.get(2).and_then(|v| read::finite_number(v, &index(&p, 2), problems, "a point's max"));
+        let time = triple
+            .first()
+            .and_then(|t| seconds(t, &index(&p, 0), problems, "a point's time"));
+        let lo = triple
+            .get(1)
+            .and_then(|v| read::finite_number(v, &index(&p, 1), problems, "a point's min"));
+        let hi = triple
+            .get(2)
+            .and_then(|v| read::finite_number(v, &index(&p, 2), problems, "a point's max"));
         match (time, lo, hi) {
             (Some(t), Some(lo), Some(hi)) => {
                 if t < previous {
-                    problems.error(&index(&p, 0), format!("envelope point times must not decrease: {t}s follows {previous}s"));
+                    problems.error(
+                        &index(&p, 0),
+                        format!("envelope point times must not decrease: {t}s follows {previous}s"),
+                    );
                     ok = false;
                 }
                 previous = t;

@@ -41,9 +41,16 @@ enum Turn {
 }
 
 /// Reads `keyframes` into joints (sorted by name).
-pub(crate) fn read_keyframes(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Vec<ClipJoint> {
+pub(crate) fn read_keyframes(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Vec<ClipJoint> {
     let Some(items) = value.as_array() else {
-        problems.error(pointer, format!("`keyframes` must be a list, found {}", read::kind_of(value)));
+        problems.error(
+            pointer,
+            format!("`keyframes` must be a list, found {}", read::kind_of(value)),
+        );
         return Vec::new();
     };
     let mut by_joint: BTreeMap<String, Vec<Pose>> = BTreeMap::new();
@@ -54,7 +61,9 @@ pub(crate) fn read_keyframes(value: &Value, pointer: &dyn JsonPointer, problems:
             times.push(None);
             continue;
         };
-        let time = obj.req("time", problems).and_then(|(v, p)| seconds(v, &p, problems, "a keyframe's `time`"));
+        let time = obj
+            .req("time", problems)
+            .and_then(|(v, p)| seconds(v, &p, problems, "a keyframe's `time`"));
         times.push(time);
         if let Some((v, pp)) = obj.req("poses", problems) {
             if let Some(poses) = Obj::new(v, &pp, problems, "`poses`") {
@@ -65,7 +74,10 @@ pub(crate) fn read_keyframes(value: &Value, pointer: &dyn JsonPointer, problems:
                         continue;
                     }
                     if let (Some(pose), Some(time)) = (read_pose(pose, &p, problems), time) {
-                        by_joint.entry(name.clone()).or_default().push(Pose { time_secs: time, ..pose });
+                        by_joint.entry(name.clone()).or_default().push(Pose {
+                            time_secs: time,
+                            ..pose
+                        });
                     }
                 }
             }
@@ -75,15 +87,25 @@ pub(crate) fn read_keyframes(value: &Value, pointer: &dyn JsonPointer, problems:
     check_times(&times, problems, &|i, problems, message| {
         problems.error(&field(&index(pointer, i), "time"), message)
     });
-    by_joint.into_iter().map(|(name, poses)| joint_of(name, &poses)).collect()
+    by_joint
+        .into_iter()
+        .map(|(name, poses)| joint_of(name, &poses))
+        .collect()
 }
 
 fn read_pose(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Option<Pose> {
     let mut obj = Obj::new(value, pointer, problems, "a pose")?;
     let before = problems.error_count();
-    let position = obj.opt("position").and_then(|(v, p)| read::vec3(v, &p, problems, "a pose's `position`")).unwrap_or(Vec3::ZERO);
-    let rotation = obj.opt("rotation").and_then(|(v, p)| quaternion(v, &p, problems, "a pose's `rotation`"));
-    let angles = obj.opt("angles").and_then(|(v, p)| read::vec3(v, &p, problems, "a pose's `angles`"));
+    let position = obj
+        .opt("position")
+        .and_then(|(v, p)| read::vec3(v, &p, problems, "a pose's `position`"))
+        .unwrap_or(Vec3::ZERO);
+    let rotation = obj
+        .opt("rotation")
+        .and_then(|(v, p)| quaternion(v, &p, problems, "a pose's `rotation`"));
+    let angles = obj
+        .opt("angles")
+        .and_then(|(v, p)| read::vec3(v, &p, problems, "a pose's `angles`"));
     let turn = match (rotation, angles) {
         (Some(q), _) => Turn::Quaternion(q),
         (None, Some(a)) => Turn::Angles(a),
@@ -100,7 +122,14 @@ fn read_pose(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) 
                 .copied()
                 .filter(|(_, i)| matches!(i, Interpolation::Linear | Interpolation::Ease(_)))
                 .collect();
-            read::one_of(v, &p, problems, "a pose's `easing` (linear, constant or a family)", &names).unwrap_or(Interpolation::Linear)
+            read::one_of(
+                v,
+                &p,
+                problems,
+                "a pose's `easing` (linear, constant or a family)",
+                &names,
+            )
+            .unwrap_or(Interpolation::Linear)
         }
         None => Interpolation::Linear,
     };
@@ -108,9 +137,28 @@ fn read_pose(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) 
         .opt("direction")
         .and_then(|(v, p)| read::one_of(v, &p, problems, "a pose's `direction`", &DIRECTIONS))
         .unwrap_or(EaseDirection::InOut);
-    let weight = obj.opt_number_in_range("weight", problems, 0.0..=1.0, "must be from 0 to 1").unwrap_or(1.0);
-    obj.finish(problems, &["position", "rotation", "angles", "easing", "direction", "weight"]);
-    (problems.error_count() == before).then_some(Pose { time_secs: 0.0, position, turn, interpolation, direction, weight })
+    let weight = obj
+        .opt_number_in_range("weight", problems, 0.0..=1.0, "must be from 0 to 1")
+        .unwrap_or(1.0);
+    obj.finish(
+        problems,
+        &[
+            "position",
+            "rotation",
+            "angles",
+            "easing",
+            "direction",
+            "weight",
+        ],
+    );
+    (problems.error_count() == before).then_some(Pose {
+        time_secs: 0.0,
+        position,
+        turn,
+        interpolation,
+        direction,
+        weight,
+    })
 }
 
 fn key<V>(pose: &Pose, value: V) -> Key<V> {
@@ -153,7 +201,12 @@ fn joint_of(name: String, poses: &[Pose]) -> ClipJoint {
         rotation: Some(rotation),
         position: Some(poses.iter().map(|p| key(p, p.position)).collect()),
         scale: None,
-        weight: JointWeight::Keyed(poses.iter().map(|p| key(p, Vec3::splat(p.weight))).collect()),
+        weight: JointWeight::Keyed(
+            poses
+                .iter()
+                .map(|p| key(p, Vec3::splat(p.weight)))
+                .collect(),
+        ),
         muted: false,
         rotation_modifiers: Vec::new(),
         position_modifiers: Vec::new(),

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use glam::Quat;
 use serde_json::Value;
 
-use super::keys::quaternion;
+use super::keys::{positive, quaternion};
 use super::types::EulerOrder;
 use crate::format::problem::{field, JsonPointer, Problems, Root};
 use crate::format::read::{self, Obj};
@@ -59,19 +59,14 @@ pub(crate) fn read_retarget(root: &Value, problems: &mut Problems) -> Option<Ret
         }
     }
     let mut rig = |key: &str, problems: &mut Problems| {
-        obj.opt(key)
-            .and_then(|(v, p)| read::string(v, &p, problems, &format!("`{key}`")).map(str::to_owned))
+        obj.opt(key).and_then(|(v, p)| {
+            read::string(v, &p, problems, &format!("`{key}`")).map(str::to_owned)
+        })
     };
     let source_rig = rig("source", problems);
     let target_rig = rig("target", problems);
     let scale = match obj.opt("scale") {
-        Some((v, p)) => read::finite_number(v, &p, problems, "`scale`").and_then(|s| {
-            if s <= 0.0 {
-                problems.error(&p, format!("`scale` must be above 0, found {s}"));
-                return None;
-            }
-            Some(s)
-        }),
+        Some((v, p)) => positive(v, &p, problems, "`scale`", ""),
         None => Some(1.0),
     };
     let mut joints = BTreeMap::new();
@@ -84,20 +79,38 @@ pub(crate) fn read_retarget(root: &Value, problems: &mut Problems) -> Option<Ret
             }
         }
     }
-    obj.finish(problems, &["version", "source", "target", "scale", "joints"]);
+    obj.finish(
+        problems,
+        &["version", "source", "target", "scale", "joints"],
+    );
     if problems.has_errors() {
         return None;
     }
-    Some(RetargetFile { source_rig, target_rig, scale: scale?, joints })
+    Some(RetargetFile {
+        source_rig,
+        target_rig,
+        scale: scale?,
+        joints,
+    })
 }
 
-fn read_entry(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Option<RetargetJoint> {
+fn read_entry(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<RetargetJoint> {
     if let Value::String(to) = value {
-        return Some(RetargetJoint { to: to.clone(), rests: None });
+        return Some(RetargetJoint {
+            to: to.clone(),
+            rests: None,
+        });
     }
-    let Some(mut obj) = Obj::new(value, pointer, problems, "a joint entry (a name or { to, source, target })") else {
-        return None;
-    };
+    let mut obj = Obj::new(
+        value,
+        pointer,
+        problems,
+        "a joint entry (a name or { to, source, target })",
+    )?;
     let to = obj
         .req("to", problems)
         .and_then(|(v, p)| read::string(v, &p, problems, "`to`").map(str::to_owned));
@@ -105,9 +118,15 @@ fn read_entry(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems)
     let target = obj.opt("target").map(|(v, p)| rest(v, &p, problems));
     let rests = match (source, target) {
         (None, None) => None,
-        (Some(s), Some(t)) => Some(RestRotations { source: s?, target: t? }),
+        (Some(s), Some(t)) => Some(RestRotations {
+            source: s?,
+            target: t?,
+        }),
         _ => {
-            problems.error(pointer, "give both `source` and `target` rest rotations, or neither");
+            problems.error(
+                pointer,
+                "give both `source` and `target` rest rotations, or neither",
+            );
             None
         }
     };
@@ -120,6 +139,11 @@ fn rest(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> Op
     if value.as_array().is_some_and(|a| a.len() == 4) {
         return quaternion(value, pointer, problems, "a rest rotation");
     }
-    read::vec3(value, pointer, problems, "a rest rotation ([x, y, z] degrees or [x, y, z, w])")
-        .map(|degrees| EulerOrder::Yxz.quat_from_degrees(degrees))
+    read::vec3(
+        value,
+        pointer,
+        problems,
+        "a rest rotation ([x, y, z] degrees or [x, y, z, w])",
+    )
+    .map(|degrees| EulerOrder::Yxz.quat_from_degrees(degrees))
 }

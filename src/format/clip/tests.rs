@@ -36,63 +36,299 @@ fn clip_with_head(channels: Value) -> Value {
 #[test]
 fn every_rule_is_reported_at_its_pointer() {
     let cases: Vec<(Value, &str, &str)> = vec![
-        (clip_with_head(json!({ "rotation": [[0.5, [0, 0, 0]], [0.25, [1, 0, 0]]] })), "/joints/head/rotation/1/0", "must not decrease: 0.25s follows 0.5s"),
-        (clip_with_head(json!({ "position": [[0, [0, 0, 0]], [1, [0, 0, 0]], [1, [0, 0, 0]], [1, [0, 0, 0]]] })), "/joints/head/position/3/0", "at most two keys may share a time"),
-        (clip_with_head(json!({ "scale": [[-1, [1, 1, 1]]] })), "/joints/head/scale/0/0", "at least 0 seconds"),
-        (clip_with_head(json!({ "position": [[0, [0, 1]]] })), "/joints/head/position/0/1", "three finite numbers"),
-        (clip_with_head(json!({ "rotation": [[0, [0, 1]]] })), "/joints/head/rotation/0/1", "[x, y, z] degrees or an [x, y, z, w] quaternion"),
-        (clip_with_head(json!({ "rotation": [[0, [0, 0, 0, 1]], [1, [0, 90, 0]]] })), "/joints/head/rotation/1/1", "cannot share a channel"),
-        (clip_with_head(json!({ "rotation": [[0, [0, 0, 0, 0]]] })), "/joints/head/rotation/0/1", "must not be all zeros"),
-        (clip_with_head(json!({ "position": [[0, [0, 1e39, 0]]] })), "/joints/head/position/0/1/1", "finite number"),
-        (clip_with_head(json!({ "position": [[0, [0, 0, 0], "smooth"]] })), "/joints/head/position/0/2", "interpolation `smooth` is not one of"),
-        (clip_with_head(json!({ "position": [[0, [0, 0, 0], "sine", { "ease": "up" }]] })), "/joints/head/position/0/3/ease", "`ease` `up` is not one of: in, out, inOut"),
-        (clip_with_head(json!({ "position": [[0, [0, 0, 0], "linear", { "type": "big" }]] })), "/joints/head/position/0/3/type", "key `type`"),
-        (clip_with_head(json!({ "position": [[0, [0, 0, 0], "linear", { "left": "bent" }]] })), "/joints/head/position/0/3/left", "handle type `left`"),
-        (clip_with_head(json!({ "position": [[0, [0, 0, 0], "bezier", { "out": [-1, 0] }]] })), "/joints/head/position/0/3/out/0", "at least 0"),
-        (clip_with_head(json!({ "position": [[0, [0, 0, 0], "bezier", { "in": [1, 0] }]] })), "/joints/head/position/0/3/in/0", "at most 0"),
-        (clip_with_head(json!({ "position": [[0, [0, 0, 0], "bezier", { "in": [0] }]] })), "/joints/head/position/0/3/in", "must be [dt, dv]"),
-        (clip_with_head(json!({ "position": [[0, [0, 0, 0], "bezier", { "width": 2 }]] })), "/joints/head/position/0/3/width", "unknown field `width`"),
-        (clip_with_head(json!({ "position": [[0]] })), "/joints/head/position/0", "a key must be [time, value]"),
-        (clip_with_head(json!({ "position": [] })), "/joints/head/position", "at least one key"),
-        (clip_with_head(json!({ "weight": 1.5 })), "/joints/head/weight", "must be from 0 to 1"),
-        (clip_with_head(json!({ "muted": "yes" })), "/joints/head/muted", "true or false"),
-        (clip_with_head(json!({ "interpolation": "sine" })), "/joints/head/interpolation", "is not one of: linear, step, catmullrom, bezier"),
-        (clip_with_head(json!({ "rotate": [] })), "/joints/head/rotate", "unknown field `rotate`"),
-        (clip_with_head(json!({ "modifiers": { "position": [{ "type": "wobble" }] } })), "/joints/head/modifiers/position/0/type", "modifier `type` `wobble`"),
-        (clip_with_head(json!({ "modifiers": { "position": [{ "type": "noise", "scale": 0 }] } })), "/joints/head/modifiers/position/0/scale", "above 0 seconds"),
-        (clip_with_head(json!({ "modifiers": { "position": [{ "type": "stepped", "step": -1 }] } })), "/joints/head/modifiers/position/0/step", "above 0 seconds"),
-        (clip_with_head(json!({ "modifiers": { "position": [{ "type": "noise", "speed": 1 }] } })), "/joints/head/modifiers/position/0/speed", "unknown field `speed`"),
-        (clip_with_head(json!({ "modifiers": { "position": [{ "type": "limits", "min": 2, "max": 1 }] } })), "/joints/head/modifiers/position/0", "must be at most `max`"),
-        (clip_with_head(json!({ "modifiers": { "position": [{ "type": "envelope", "min": 1, "max": 1 }] } })), "/joints/head/modifiers/position/0", "must be below `max`"),
-        (clip_with_head(json!({ "modifiers": { "position": [{ "type": "envelope", "points": [[1, 0, 1], [0, 0, 1]] }] } })), "/joints/head/modifiers/position/0/points/1/0", "must not decrease"),
-        (clip_with_head(json!({ "modifiers": { "position": [{ "type": "cycles", "after": "forever" }] } })), "/joints/head/modifiers/position/0/after", "cycles `after`"),
-        (clip_with_head(json!({ "modifiers": { "position": [{ "type": "limits", "axis": 3 }] } })), "/joints/head/modifiers/position/0/axis", "0, 1 or 2"),
-        (clip_with_head(json!({ "rotation": [[0, [0, 0, 0, 1]]], "modifiers": { "rotation": [{ "type": "limits" }] } })), "/joints/head/modifiers/rotation", "not on quaternion keys"),
-        (clip_with_head(json!({ "modifiers": { "scale": [] } })), "/joints/head/modifiers/scale", "not on `scale`"),
-        (json!({ "loop": "forever", "joints": {} }), "/loop", "`loop` `forever` is not one of: once, loop, hold, pingpong"),
-        (json!({ "blend": "multiply", "joints": {} }), "/blend", "`blend`"),
-        (json!({ "space": "world", "joints": {} }), "/space", "`space`"),
+        (
+            clip_with_head(json!({ "rotation": [[0.5, [0, 0, 0]], [0.25, [1, 0, 0]]] })),
+            "/joints/head/rotation/1/0",
+            "must not decrease: 0.25s follows 0.5s",
+        ),
+        (
+            clip_with_head(
+                json!({ "position": [[0, [0, 0, 0]], [1, [0, 0, 0]], [1, [0, 0, 0]], [1, [0, 0, 0]]] }),
+            ),
+            "/joints/head/position/3/0",
+            "at most two keys may share a time",
+        ),
+        (
+            clip_with_head(json!({ "scale": [[-1, [1, 1, 1]]] })),
+            "/joints/head/scale/0/0",
+            "at least 0 seconds",
+        ),
+        (
+            clip_with_head(json!({ "position": [[0, [0, 1]]] })),
+            "/joints/head/position/0/1",
+            "three finite numbers",
+        ),
+        (
+            clip_with_head(json!({ "rotation": [[0, [0, 1]]] })),
+            "/joints/head/rotation/0/1",
+            "[x, y, z] degrees or an [x, y, z, w] quaternion",
+        ),
+        (
+            clip_with_head(json!({ "rotation": [[0, [0, 0, 0, 1]], [1, [0, 90, 0]]] })),
+            "/joints/head/rotation/1/1",
+            "cannot share a channel",
+        ),
+        (
+            clip_with_head(json!({ "rotation": [[0, [0, 0, 0, 0]]] })),
+            "/joints/head/rotation/0/1",
+            "must not be all zeros",
+        ),
+        (
+            clip_with_head(json!({ "position": [[0, [0, 1e39, 0]]] })),
+            "/joints/head/position/0/1/1",
+            "finite number",
+        ),
+        (
+            clip_with_head(json!({ "position": [[0, [0, 0, 0], "smooth"]] })),
+            "/joints/head/position/0/2",
+            "interpolation `smooth` is not one of",
+        ),
+        (
+            clip_with_head(json!({ "position": [[0, [0, 0, 0], "sine", { "ease": "up" }]] })),
+            "/joints/head/position/0/3/ease",
+            "`ease` `up` is not one of: in, out, inOut",
+        ),
+        (
+            clip_with_head(json!({ "position": [[0, [0, 0, 0], "linear", { "type": "big" }]] })),
+            "/joints/head/position/0/3/type",
+            "key `type`",
+        ),
+        (
+            clip_with_head(json!({ "position": [[0, [0, 0, 0], "linear", { "left": "bent" }]] })),
+            "/joints/head/position/0/3/left",
+            "handle type `left`",
+        ),
+        (
+            clip_with_head(json!({ "position": [[0, [0, 0, 0], "bezier", { "out": [-1, 0] }]] })),
+            "/joints/head/position/0/3/out/0",
+            "at least 0",
+        ),
+        (
+            clip_with_head(json!({ "position": [[0, [0, 0, 0], "bezier", { "in": [1, 0] }]] })),
+            "/joints/head/position/0/3/in/0",
+            "at most 0",
+        ),
+        (
+            clip_with_head(json!({ "position": [[0, [0, 0, 0], "bezier", { "in": [0] }]] })),
+            "/joints/head/position/0/3/in",
+            "must be [dt, dv]",
+        ),
+        (
+            clip_with_head(json!({ "position": [[0, [0, 0, 0], "bezier", { "width": 2 }]] })),
+            "/joints/head/position/0/3/width",
+            "unknown field `width`",
+        ),
+        (
+            clip_with_head(json!({ "position": [[0]] })),
+            "/joints/head/position/0",
+            "a key must be [time, value]",
+        ),
+        (
+            clip_with_head(json!({ "position": [] })),
+            "/joints/head/position",
+            "at least one key",
+        ),
+        (
+            clip_with_head(json!({ "weight": 1.5 })),
+            "/joints/head/weight",
+            "must be from 0 to 1",
+        ),
+        (
+            clip_with_head(json!({ "muted": "yes" })),
+            "/joints/head/muted",
+            "true or false",
+        ),
+        (
+            clip_with_head(json!({ "interpolation": "sine" })),
+            "/joints/head/interpolation",
+            "is not one of: linear, step, catmullrom, bezier",
+        ),
+        (
+            clip_with_head(json!({ "rotate": [] })),
+            "/joints/head/rotate",
+            "unknown field `rotate`",
+        ),
+        (
+            clip_with_head(json!({ "modifiers": { "position": [{ "type": "wobble" }] } })),
+            "/joints/head/modifiers/position/0/type",
+            "modifier `type` `wobble`",
+        ),
+        (
+            clip_with_head(
+                json!({ "modifiers": { "position": [{ "type": "noise", "scale": 0 }] } }),
+            ),
+            "/joints/head/modifiers/position/0/scale",
+            "above 0 seconds",
+        ),
+        (
+            clip_with_head(
+                json!({ "modifiers": { "position": [{ "type": "stepped", "step": -1 }] } }),
+            ),
+            "/joints/head/modifiers/position/0/step",
+            "above 0 seconds",
+        ),
+        (
+            clip_with_head(
+                json!({ "modifiers": { "position": [{ "type": "noise", "speed": 1 }] } }),
+            ),
+            "/joints/head/modifiers/position/0/speed",
+            "unknown field `speed`",
+        ),
+        (
+            clip_with_head(
+                json!({ "modifiers": { "position": [{ "type": "limits", "min": 2, "max": 1 }] } }),
+            ),
+            "/joints/head/modifiers/position/0",
+            "must be at most `max`",
+        ),
+        (
+            clip_with_head(
+                json!({ "modifiers": { "position": [{ "type": "envelope", "min": 1, "max": 1 }] } }),
+            ),
+            "/joints/head/modifiers/position/0",
+            "must be below `max`",
+        ),
+        (
+            clip_with_head(
+                json!({ "modifiers": { "position": [{ "type": "envelope", "points": [[1, 0, 1], [0, 0, 1]] }] } }),
+            ),
+            "/joints/head/modifiers/position/0/points/1/0",
+            "must not decrease",
+        ),
+        (
+            clip_with_head(
+                json!({ "modifiers": { "position": [{ "type": "cycles", "after": "forever" }] } }),
+            ),
+            "/joints/head/modifiers/position/0/after",
+            "cycles `after`",
+        ),
+        (
+            clip_with_head(
+                json!({ "modifiers": { "position": [{ "type": "limits", "axis": 3 }] } }),
+            ),
+            "/joints/head/modifiers/position/0/axis",
+            "0, 1 or 2",
+        ),
+        (
+            clip_with_head(
+                json!({ "rotation": [[0, [0, 0, 0, 1]]], "modifiers": { "rotation": [{ "type": "limits" }] } }),
+            ),
+            "/joints/head/modifiers/rotation",
+            "not on quaternion keys",
+        ),
+        (
+            clip_with_head(json!({ "modifiers": { "scale": [] } })),
+            "/joints/head/modifiers/scale",
+            "not on `scale`",
+        ),
+        (
+            json!({ "loop": "forever", "joints": {} }),
+            "/loop",
+            "`loop` `forever` is not one of: once, loop, hold, pingpong",
+        ),
+        (
+            json!({ "blend": "multiply", "joints": {} }),
+            "/blend",
+            "`blend`",
+        ),
+        (
+            json!({ "space": "world", "joints": {} }),
+            "/space",
+            "`space`",
+        ),
         (json!({ "euler": "xxy", "joints": {} }), "/euler", "`euler`"),
         (json!({ "speed": 0, "joints": {} }), "/speed", "above 0"),
-        (json!({ "priority": "urgent", "joints": {} }), "/priority", "is not a number or one of: core"),
-        (json!({ "mask": 3, "joints": {} }), "/mask", "list of joint names"),
-        (json!({ "version": 4, "joints": {} }), "/version", "1, 2 or 3"),
-        (json!({ "colour": 1, "joints": {} }), "/colour", "unknown field `colour`"),
-        (json!({ "looped": true, "joints": {} }), "/looped", "unknown field `looped`"),
+        (
+            json!({ "priority": "urgent", "joints": {} }),
+            "/priority",
+            "is not a number or one of: core",
+        ),
+        (
+            json!({ "mask": 3, "joints": {} }),
+            "/mask",
+            "list of joint names",
+        ),
+        (
+            json!({ "version": 4, "joints": {} }),
+            "/version",
+            "1, 2 or 3",
+        ),
+        (
+            json!({ "colour": 1, "joints": {} }),
+            "/colour",
+            "unknown field `colour`",
+        ),
+        (
+            json!({ "looped": true, "joints": {} }),
+            "/looped",
+            "unknown field `looped`",
+        ),
         (json!({ "joints": {}, "keyframes": [] }), "", "not both"),
-        (json!({ "length": 1 }), "", "missing required field `joints`"),
-        (json!({ "version": 1, "joints": {} }), "/joints", "version 1 clips"),
-        (json!({ "joints": {}, "events": [{ "time": 0, "name": "x", "on": "everywhere" }] }), "/events/0/on", "an event's `on` `everywhere` is not one of: server, client, both"),
-        (json!({ "joints": {}, "events": [{ "name": "x" }] }), "/events/0", "missing required field `time`"),
-        (json!({ "joints": {}, "markers": [{ "time": 0, "name": "" }] }), "/markers/0/name", "must not be empty"),
-        (json!({ "joints": {}, "sounds": [{ "time": 0, "sound": "a", "pitch": 0 }] }), "/sounds/0/pitch", "above 0"),
-        (json!({ "joints": {}, "plays": [{ "time": 0, "clip": "bow.anim" }] }), "/plays/0/clip", "res:// path"),
-        (json!({ "joints": {}, "retarget": { "a": 1 } }), "/retarget/a", "must be a string"),
-        (json!({ "keyframes": [{ "time": 1, "poses": {} }, { "time": 0, "poses": {} }] }), "/keyframes/1/time", "must not decrease"),
-        (json!({ "keyframes": [{ "time": 0, "poses": { "head": { "direction": "up" } } }] }), "/keyframes/0/poses/head/direction", "`direction`"),
-        (json!({ "keyframes": [{ "time": 0, "poses": { "head": { "easing": "smooth" } } }] }), "/keyframes/0/poses/head/easing", "`easing`"),
-        (json!({ "keyframes": [{ "time": 0, "poses": { "head": { "weight": -1 } } }] }), "/keyframes/0/poses/head/weight", "from 0 to 1"),
-        (json!({ "keyframes": [{ "time": 0, "poses": { "head": { "turn": 1 } } }] }), "/keyframes/0/poses/head/turn", "unknown field"),
+        (
+            json!({ "length": 1 }),
+            "",
+            "missing required field `joints`",
+        ),
+        (
+            json!({ "version": 1, "joints": {} }),
+            "/joints",
+            "version 1 clips",
+        ),
+        (
+            json!({ "joints": {}, "events": [{ "time": 0, "name": "x", "on": "everywhere" }] }),
+            "/events/0/on",
+            "an event's `on` `everywhere` is not one of: server, client, both",
+        ),
+        (
+            json!({ "joints": {}, "events": [{ "name": "x" }] }),
+            "/events/0",
+            "missing required field `time`",
+        ),
+        (
+            json!({ "joints": {}, "markers": [{ "time": 0, "name": "" }] }),
+            "/markers/0/name",
+            "must not be empty",
+        ),
+        (
+            json!({ "joints": {}, "sounds": [{ "time": 0, "sound": "a", "pitch": 0 }] }),
+            "/sounds/0/pitch",
+            "above 0",
+        ),
+        (
+            json!({ "joints": {}, "plays": [{ "time": 0, "clip": "bow.anim" }] }),
+            "/plays/0/clip",
+            "res:// path",
+        ),
+        (
+            json!({ "joints": {}, "retarget": { "a": 1 } }),
+            "/retarget/a",
+            "must be a string",
+        ),
+        (
+            json!({ "keyframes": [{ "time": 1, "poses": {} }, { "time": 0, "poses": {} }] }),
+            "/keyframes/1/time",
+            "must not decrease",
+        ),
+        (
+            json!({ "keyframes": [{ "time": 0, "poses": { "head": { "direction": "up" } } }] }),
+            "/keyframes/0/poses/head/direction",
+            "`direction`",
+        ),
+        (
+            json!({ "keyframes": [{ "time": 0, "poses": { "head": { "easing": "smooth" } } }] }),
+            "/keyframes/0/poses/head/easing",
+            "`easing`",
+        ),
+        (
+            json!({ "keyframes": [{ "time": 0, "poses": { "head": { "weight": -1 } } }] }),
+            "/keyframes/0/poses/head/weight",
+            "from 0 to 1",
+        ),
+        (
+            json!({ "keyframes": [{ "time": 0, "poses": { "head": { "turn": 1 } } }] }),
+            "/keyframes/0/poses/head/turn",
+            "unknown field",
+        ),
     ];
     for (value, pointer, rule) in cases {
         assert_refused(value, pointer, rule);
@@ -107,15 +343,29 @@ fn every_problem_in_a_file_is_reported() {
         "extra": true
     });
     let pointers: Vec<String> = errors(&value).into_iter().map(|(p, _)| p).collect();
-    for expected in ["/speed", "/joints/head/weight", "/joints/head/position/1/0", "/extra"] {
-        assert!(pointers.iter().any(|p| p == expected), "{expected} in {pointers:?}");
+    for expected in [
+        "/speed",
+        "/joints/head/weight",
+        "/joints/head/position/1/0",
+        "/extra",
+    ] {
+        assert!(
+            pointers.iter().any(|p| p == expected),
+            "{expected} in {pointers:?}"
+        );
     }
 }
 
 #[test]
 fn a_channel_over_the_key_cap_is_refused() {
-    let keys: Vec<Value> = (0..=MAX_CHANNEL_KEYS).map(|i| json!([i, [0, 0, 0]])).collect();
-    assert_refused(clip_with_head(json!({ "position": keys })), "/joints/head/position", "at most 10000 keys");
+    let keys: Vec<Value> = (0..=MAX_CHANNEL_KEYS)
+        .map(|i| json!([i, [0, 0, 0]]))
+        .collect();
+    assert_refused(
+        clip_with_head(json!({ "position": keys })),
+        "/joints/head/position",
+        "at most 10000 keys",
+    );
 }
 
 #[test]
@@ -123,7 +373,11 @@ fn files_over_eight_mib_are_refused_before_parsing() {
     let bytes = vec![b' '; crate::format::MAX_FILE_BYTES as usize + 1];
     let report = parse_clip_bytes(&bytes);
     assert!(report.file.is_none());
-    assert!(report.problems[0].message.contains("8 MiB"), "{:?}", report.problems);
+    assert!(
+        report.problems[0].message.contains("8 MiB"),
+        "{:?}",
+        report.problems
+    );
 }
 
 #[test]
@@ -137,11 +391,19 @@ fn defaults_and_clip_fields() {
     assert_eq!(clip.loop_mode, LoopMode::Once);
     assert_eq!((clip.speed, clip.priority), (1.0, 0.0));
     assert_eq!(clip.euler, EulerOrder::Yxz);
-    assert_eq!(clip.joints[0].target, JointTarget::Body(BodyJoint::RightArm));
+    assert_eq!(
+        clip.joints[0].target,
+        JointTarget::Body(BodyJoint::RightArm)
+    );
     assert_eq!(clip.joints[0].weight, JointWeight::Constant(1.0));
-    let clip = read(&json!({ "joints": {}, "priority": 2.5, "mask": "a, b c,,d", "loop": "hold" })).file.expect("valid");
+    let clip = read(&json!({ "joints": {}, "priority": 2.5, "mask": "a, b c,,d", "loop": "hold" }))
+        .file
+        .expect("valid");
     assert_eq!(clip.priority, 2.5);
-    assert_eq!(clip.mask, Some(vec!["a".into(), "b".into(), "c".into(), "d".into()]));
+    assert_eq!(
+        clip.mask,
+        Some(vec!["a".into(), "b".into(), "c".into(), "d".into()])
+    );
     assert_eq!(clip.loop_mode, LoopMode::Hold);
 }
 
@@ -165,7 +427,14 @@ fn unknown_and_doubled_joints_are_warnings() {
         "Waist": { "position": [[0, [0, 0, 0]]] }
     }, "retarget": { "tail": "nowhere" } }));
     let clip = report.file.expect("warnings do not refuse");
-    let by_name = |n: &str| clip.joints.iter().find(|j| j.name == n).expect("joint").target.clone();
+    let by_name = |n: &str| {
+        clip.joints
+            .iter()
+            .find(|j| j.name == n)
+            .expect("joint")
+            .target
+            .clone()
+    };
     // The walk is in key order: `Body` comes before `torso` and wins.
     assert_eq!(by_name("Body"), JointTarget::Body(BodyJoint::Torso));
     assert_eq!(by_name("torso"), JointTarget::Off);
@@ -186,18 +455,34 @@ fn version_one_poses_become_curves() {
     assert_eq!(clip.loop_mode, LoopMode::Loop);
     assert_eq!(clip.length_secs, 1.0);
     let head = clip.joints.iter().find(|j| j.name == "head").expect("head");
-    let Some(RotationChannel::Euler(rotation)) = &head.rotation else { panic!("euler") };
+    let Some(RotationChannel::Euler(rotation)) = &head.rotation else {
+        panic!("euler")
+    };
     // The second pose leaves its angles out: the rest, [0, 0, 0].
-    assert_eq!((rotation[0].value, rotation[1].value), (Vec3::new(10.0, 0.0, 0.0), Vec3::ZERO));
-    assert_eq!(rotation[0].interpolation, Interpolation::Ease(EaseFamily::Quad));
+    assert_eq!(
+        (rotation[0].value, rotation[1].value),
+        (Vec3::new(10.0, 0.0, 0.0), Vec3::ZERO)
+    );
+    assert_eq!(
+        rotation[0].interpolation,
+        Interpolation::Ease(EaseFamily::Quad)
+    );
     assert_eq!(rotation[0].ease, EaseDirection::InOut);
     assert_eq!(rotation[1].interpolation, Interpolation::Step);
     let position = head.position.as_ref().expect("position");
     assert_eq!(position[0].value, Vec3::ZERO);
-    let JointWeight::Keyed(weights) = &head.weight else { panic!("keyed") };
+    let JointWeight::Keyed(weights) = &head.weight else {
+        panic!("keyed")
+    };
     assert_eq!((weights[0].value.x, weights[1].value.x), (1.0, 0.5));
-    let torso = clip.joints.iter().find(|j| j.name == "torso").expect("torso");
-    let Some(RotationChannel::Quaternion(q)) = &torso.rotation else { panic!("quaternion") };
+    let torso = clip
+        .joints
+        .iter()
+        .find(|j| j.name == "torso")
+        .expect("torso");
+    let Some(RotationChannel::Quaternion(q)) = &torso.rotation else {
+        panic!("quaternion")
+    };
     // [0, 0, 0, 2] is normalised to the identity.
     assert!(q[0].value.abs_diff_eq(Quat::IDENTITY, 1e-6));
 }
@@ -217,14 +502,37 @@ fn retarget_files() {
     let refused = |value: Value, pointer: &str, rule: &str| {
         let report = parse_retarget_json(&value.to_string());
         assert!(report.file.is_none());
-        assert!(report.problems.iter().any(|p| p.pointer == pointer && p.message.contains(rule)), "{pointer} {rule}: {:?}", report.problems);
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.pointer == pointer && p.message.contains(rule)),
+            "{pointer} {rule}: {:?}",
+            report.problems
+        );
     };
-    refused(json!({ "joints": { "A": { "to": "b", "source": [0, 0, 0] } } }), "/joints/A", "both `source` and `target`");
+    refused(
+        json!({ "joints": { "A": { "to": "b", "source": [0, 0, 0] } } }),
+        "/joints/A",
+        "both `source` and `target`",
+    );
     refused(json!({ "scale": 0, "joints": {} }), "/scale", "above 0");
-    refused(json!({ "version": 2, "joints": {} }), "/version", "must be 1");
+    refused(
+        json!({ "version": 2, "joints": {} }),
+        "/version",
+        "must be 1",
+    );
     refused(json!({}), "", "missing required field `joints`");
-    refused(json!({ "joints": { "A": { "to": "b", "roll": 1 } } }), "/joints/A/roll", "unknown field");
-    refused(json!({ "joints": { "A": 3 } }), "/joints/A", "a name or { to, source, target }");
+    refused(
+        json!({ "joints": { "A": { "to": "b", "roll": 1 } } }),
+        "/joints/A/roll",
+        "unknown field",
+    );
+    refused(
+        json!({ "joints": { "A": 3 } }),
+        "/joints/A",
+        "a name or { to, source, target }",
+    );
 }
 
 #[test]
@@ -244,13 +552,31 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         (-1e3f64..1e3).prop_map(|n| json!(n)),
-        prop_oneof![Just("linear"), Just("bezier"), Just("rotation"), Just("loop"), Just("x")].prop_map(|s| json!(s)),
+        prop_oneof![
+            Just("linear"),
+            Just("bezier"),
+            Just("rotation"),
+            Just("loop"),
+            Just("x")
+        ]
+        .prop_map(|s| json!(s)),
     ];
     leaf.prop_recursive(4, 48, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
             prop::collection::btree_map(
-                prop_oneof![Just("joints"), Just("rotation"), Just("position"), Just("keyframes"), Just("poses"), Just("modifiers"), Just("type"), Just("head"), Just("time")].prop_map(str::to_owned),
+                prop_oneof![
+                    Just("joints"),
+                    Just("rotation"),
+                    Just("position"),
+                    Just("keyframes"),
+                    Just("poses"),
+                    Just("modifiers"),
+                    Just("type"),
+                    Just("head"),
+                    Just("time")
+                ]
+                .prop_map(str::to_owned),
                 inner,
                 0..5
             )
