@@ -1,10 +1,16 @@
 //! Playing an emote allocates nothing per tick: every bundled Animation is
 //! compiled and given its buffers first, then hundreds of ticks of cycle
 //! starts, `molang.tick`, track sampling and hierarchy composition run under
-//! a counting allocator that must see zero allocations.
+//! a counting allocator that must see zero allocations. The same for the
+//! `.anim` clip fixtures: compiled once, then sampled and asked for their
+//! cues tick after tick.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use emoted::anim::clip::CompiledClip;
+use emoted::format::clip::read_clip_file;
 
 use emoted::anim::Pose;
 use emoted::format::{read_emote_file, EmoteFile};
@@ -42,8 +48,12 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// The counter is global: the tests take turns.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
 #[test]
 fn sampling_every_bundled_animation_allocates_nothing_per_tick() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut playbacks = Vec::new();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/emotes");
     for entry in std::fs::read_dir(dir).expect("emotes/") {
@@ -93,5 +103,43 @@ fn sampling_every_bundled_animation_allocates_nothing_per_tick() {
     assert_eq!(
         allocations, 0,
         "{allocations} allocations over {samples} node samples"
+    );
+}
+
+#[test]
+fn sampling_clips_allocates_nothing_per_tick() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/clips");
+    let mut clips = Vec::new();
+    for name in ["walk_v1.anim", "swing_v2.anim", "every_feature_v3.anim"] {
+        let file = read_clip_file(&std::path::Path::new(dir).join(name))
+            .file
+            .expect("valid fixture");
+        let compiled = CompiledClip::compile(&file, None);
+        let pose = compiled.new_pose();
+        clips.push((compiled, pose));
+    }
+    let mut cues = Vec::with_capacity(1024);
+    let mut samples = 0usize;
+    ALLOCATIONS.store(0, Ordering::SeqCst);
+    COUNTING.store(true, Ordering::SeqCst);
+    for tick in 0..400u32 {
+        let (from, to) = (tick as f32 / 20.0, (tick + 1) as f32 / 20.0);
+        for (compiled, pose) in &mut clips {
+            compiled.sample_into(compiled.clip_time(from), pose);
+            compiled.cues_between(from, to, &mut cues);
+            samples += pose.samples().len();
+        }
+        cues.clear();
+    }
+    COUNTING.store(false, Ordering::SeqCst);
+    let allocations = ALLOCATIONS.load(Ordering::SeqCst);
+    assert!(
+        samples > 1000,
+        "the loop really sampled ({samples} joint samples)"
+    );
+    assert_eq!(
+        allocations, 0,
+        "{allocations} allocations over {samples} joint samples"
     );
 }

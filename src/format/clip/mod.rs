@@ -49,6 +49,8 @@ pub mod retarget;
 pub mod types;
 
 #[cfg(test)]
+mod props;
+#[cfg(test)]
 mod tests;
 
 use std::path::Path;

@@ -1,7 +1,7 @@
-//! The reader's rules, one case each, and what valid files read as.
+//! The reader's rules, one case each, and what valid files read as
+//! (the property tests are in `props`).
 
 use glam::{Quat, Vec3};
-use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use super::*;
@@ -545,60 +545,4 @@ fn the_fixtures_read() {
     }
     let report = read_retarget_file(&dir.join("goblin.retarget"));
     assert!(report.problems.is_empty(), "{:?}", report.problems);
-}
-
-fn arbitrary_json() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        (-1e3f64..1e3).prop_map(|n| json!(n)),
-        prop_oneof![
-            Just("linear"),
-            Just("bezier"),
-            Just("rotation"),
-            Just("loop"),
-            Just("x")
-        ]
-        .prop_map(|s| json!(s)),
-    ];
-    leaf.prop_recursive(4, 48, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::btree_map(
-                prop_oneof![
-                    Just("joints"),
-                    Just("rotation"),
-                    Just("position"),
-                    Just("keyframes"),
-                    Just("poses"),
-                    Just("modifiers"),
-                    Just("type"),
-                    Just("head"),
-                    Just("time")
-                ]
-                .prop_map(str::to_owned),
-                inner,
-                0..5
-            )
-            .prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
-}
-
-proptest! {
-    #[test]
-    fn the_reader_never_panics_on_arbitrary_json(value in arbitrary_json()) {
-        let _ = read(&value);
-        let _ = parse_retarget_json(&value.to_string());
-    }
-
-    #[test]
-    fn the_reader_never_panics_on_mutated_fixtures(cut in 0usize..4000, byte in any::<u8>()) {
-        let text = include_str!("../../../tests/fixtures/clips/every_feature_v3.anim");
-        let mut bytes = text.as_bytes().to_vec();
-        let at = cut % bytes.len();
-        bytes[at] = byte;
-        let _ = parse_clip_bytes(&bytes);
-        let _ = parse_clip_bytes(&bytes[..at]);
-    }
 }
