@@ -20,7 +20,9 @@
 //!   points, no change.
 //!
 //! `noise` and `envelope` read the playhead's time, not the time the time
-//! modifiers moved. A modifier with an `axis` acts on that axis alone; a
+//! modifiers moved. A value modifier whose arithmetic overflows (say a
+//! noise `scale` of 1e-40 s) leaves the value as it was, so a sample is
+//! always finite. A modifier with an `axis` acts on that axis alone; a
 //! disabled one is dropped when the clip is compiled.
 
 use glam::Vec3;
@@ -98,7 +100,10 @@ impl ModifiedCurve {
         for axis in 0..3 {
             let mut v = value[axis] + added[axis];
             for m in self.modifiers.iter().filter(|m| acts_on(m, axis)) {
-                v = apply_value(m.kind, v, t, axis);
+                // A modifier whose arithmetic overflows leaves the value alone.
+                v = Some(apply_value(m.kind, v, t, axis))
+                    .filter(|moved| moved.is_finite())
+                    .unwrap_or(v);
             }
             value[axis] = v;
         }
@@ -185,6 +190,9 @@ fn envelope_bounds(points: &[[f32; 3]], t: f32) -> Option<(f32, f32)> {
 
 /// Value noise in `[−1, 1]`: hashed values at whole numbers, smoothstepped between.
 pub(crate) fn value_noise(x: f32, seed: u32) -> f32 {
+    if !x.is_finite() {
+        return 0.0;
+    }
     let cell = x.floor();
     let f = x - cell;
     let cell = cell as i64;

@@ -291,6 +291,10 @@ fn noise_is_deterministic_bounded_and_per_axis() {
         moved |= (p.y - 0.25).abs() > 0.1;
     }
     assert!(moved, "it wobbles");
+    // A scale so small that t / scale overflows wobbles nothing (and stays finite).
+    let tiny = head(json!({ "position": [[0, [0, 0, 0]]],
+        "modifiers": { "position": [{ "type": "noise", "scale": 1e-38, "strength": 4 }] } }));
+    assert_eq!(position(&tiny, 5.0), Vec3::ZERO);
     // Strength 0 leaves only the offset.
     assert_eq!(position(&make(0.0), 0.3).y, 0.25);
 }
