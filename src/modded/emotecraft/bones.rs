@@ -38,6 +38,7 @@ use super::animation::{
 };
 use super::frame::{player_sub, EmotePacket, Purpose, SubPacket, SUB_EMOTE};
 use crate::anim::bones::JointFrame;
+use crate::anim::thin::kept_indices;
 use crate::format::settings::PlaybackMode;
 use crate::library::bones::BoneForm;
 
@@ -168,40 +169,26 @@ fn unwrap_angles(values: &mut [f32]) {
     }
 }
 
-/// The fewest linear keys (greedy from the start) whose line stays within
-/// `tolerance` of every sample; sample `i` is tick `i`. Always keeps the
-/// first and the last.
+/// The fewest linear keys (greedy from the start, [`kept_indices`]) whose
+/// line stays within `tolerance` of every sample; sample `i` is tick `i`.
+/// Always keeps the first and the last.
 pub fn thin(values: &[f32], tolerance: f32) -> Vec<Keyframe> {
-    let key = |i: usize| Keyframe {
-        tick: i32::try_from(i).unwrap_or(i32::MAX),
-        value: values[i],
-        ease: 0,
-    };
-    let Some(last) = values.len().checked_sub(1) else {
-        return Vec::new();
-    };
-    let mut keys = vec![key(0)];
-    let mut from = 0;
-    while from < last {
-        // The farthest `to` whose line from `from` covers every tick between.
-        let mut to = from + 1;
-        while to < last && line_fits(values, from, to + 1, tolerance) {
-            to += 1;
-        }
-        keys.push(key(to));
-        from = to;
-    }
-    if last == 0 {
-        return keys;
-    }
+    let mut kept = kept_indices(values.len(), |a, b| line_fits(values, a, b, tolerance));
+    let last = values.len().saturating_sub(1);
     // A constant axis needs only its first key.
-    if keys.len() == 2
+    if kept.len() == 2
         && (values[last] - values[0]).abs() <= tolerance
         && line_fits(values, 0, last, tolerance)
     {
-        keys.truncate(1);
+        kept.truncate(1);
     }
-    keys
+    kept.into_iter()
+        .map(|i| Keyframe {
+            tick: i32::try_from(i).unwrap_or(i32::MAX),
+            value: values[i],
+            ease: 0,
+        })
+        .collect()
 }
 
 /// Whether the line from sample `a` to sample `b` is within `tolerance` of
