@@ -117,10 +117,10 @@ pub fn body_clip(
                 ),
             ));
         }
-        let poses = (0..=header.end).map(sample).collect();
+        let poses: Vec<BodyPose> = (0..=header.end).map(sample).collect();
         (PlaybackMode::Once, end, 0, poses)
     } else if header.ret >= header.end {
-        let poses = (0..=header.end).map(sample).collect();
+        let poses: Vec<BodyPose> = (0..=header.end).map(sample).collect();
         (PlaybackMode::Hold, end, 0, poses)
     } else {
         if header.ret != 0 {

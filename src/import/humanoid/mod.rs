@@ -16,7 +16,10 @@
 //! into position and rotation tracks (XYZ Euler degrees, keys slerped),
 //! keeping the fewest keys within [`POSITION_TOLERANCE_BLOCKS`] and
 //! [`ROTATION_TOLERANCE_RADIANS`] of every tick. An anchor that never
-//! leaves its rest on a channel gets no track there.
+//! leaves its rest on a channel gets no track there. The anchors are
+//! thinned parents first, each against its parent's world as the thinned
+//! parent plays it, so every anchor's world transform (what the viewer
+//! sees) is within the tolerances, not only its local one.
 //!
 //! Settings: standalone, the player hidden (the displays are the player),
 //! the template's cooldown and deadzone, the stop conditions of
@@ -35,7 +38,7 @@ use std::collections::BTreeMap;
 use glam::Affine3A;
 use serde_json::{json, Map, Value};
 
-use self::rig::{RestRig, ANCHORS};
+use self::rig::{parent_index, RestRig, ANCHORS};
 use super::{ImportError, Note};
 use crate::anim::bones::{BodyJoint, JointFrame};
 use crate::format::settings::PlaybackMode;
@@ -109,8 +112,8 @@ pub fn humanoid_animation(clip: &BodyClip) -> Result<Imported, ImportError> {
     }
     let (mut json, rest) = template()?;
 
-    // Every anchor's local transform at every tick.
-    let mut locals: Vec<[Affine3A; 11]> = Vec::with_capacity(wanted);
+    // Every anchor's wanted world transform at every tick.
+    let mut wanted_worlds: Vec<[Affine3A; 11]> = Vec::with_capacity(wanted);
     for pose in &clip.poses {
         let frame_of = |joint: BodyJoint| {
             pose.joints
@@ -118,16 +121,29 @@ pub fn humanoid_animation(clip: &BodyClip) -> Result<Imported, ImportError> {
                 .copied()
                 .unwrap_or_else(|| JointFrame::rest(joint, false))
         };
-        locals.push(rest.locals(&frame_of, pose.body));
+        wanted_worlds.push(rest.wanted_worlds(&frame_of, pose.body));
     }
 
+    // Parents first: each anchor's local is what takes its parent's world
+    // as played to its own wanted world.
     let mut notes = Vec::new();
     let mut track_map = Map::new();
+    let mut played_worlds: Vec<Vec<Affine3A>> = Vec::with_capacity(ANCHORS.len());
     for (a, (anchor, _)) in ANCHORS.iter().enumerate() {
-        let samples: Vec<Affine3A> = locals.iter().filter_map(|l| l.get(a).copied()).collect();
-        let channels = tracks::anchor_tracks(
+        let parent_worlds = parent_index(a).and_then(|p| played_worlds.get(p));
+        let parent_at = |t: usize| {
+            parent_worlds
+                .and_then(|w| w.get(t).copied())
+                .unwrap_or(Affine3A::IDENTITY)
+        };
+        let targets: Vec<Affine3A> = wanted_worlds
+            .iter()
+            .enumerate()
+            .map(|(t, w)| parent_at(t).inverse() * w.get(a).copied().unwrap_or_default())
+            .collect();
+        let (channels, played) = tracks::anchor_tracks(
             anchor,
-            &samples,
+            &targets,
             rest.rest_position[a],
             rest.rest_rotation[a],
             &mut notes,
@@ -135,6 +151,12 @@ pub fn humanoid_animation(clip: &BodyClip) -> Result<Imported, ImportError> {
         if !channels.is_empty() {
             track_map.insert((*anchor).to_owned(), Value::Object(channels));
         }
+        let worlds = played
+            .iter()
+            .enumerate()
+            .map(|(t, local)| parent_at(t) * *local)
+            .collect();
+        played_worlds.push(worlds);
     }
 
     if let Some(object) = json.as_object_mut() {

@@ -23,8 +23,11 @@
 //! - the whole-body transform `G`, when given, is put in front of every
 //!   wanted world.
 //!
-//! An anchor's local transform is then its parent's wanted world inverse
-//! times its own (`body`, the root, stays at rest).
+//! An anchor's local transform is then its parent's world inverse times
+//! its own wanted world (`body`, the root, stays at rest), where the
+//! parent's world is the one its thinned tracks actually play
+//! ([`super::tracks`]), so a parent's small error is made up by the child
+//! instead of adding up down the limb.
 
 use glam::{Affine3A, Quat, Vec3};
 
@@ -108,9 +111,10 @@ impl RestRig {
         })
     }
 
-    /// The local transform of every anchor for one tick's pose. `joints`
-    /// misses no joint (a joint the source does not move is at rest).
-    pub(super) fn locals(
+    /// The wanted world transform of every anchor for one tick's pose,
+    /// in [`ANCHORS`] order. `joints` misses no joint (a joint the source
+    /// does not move is at rest).
+    pub(super) fn wanted_worlds(
         &self,
         joints: &dyn Fn(BodyJoint) -> JointFrame,
         body: Option<Affine3A>,
@@ -148,18 +152,15 @@ impl RestRig {
                 *w = body * *w;
             }
         }
-
-        let mut locals = [Affine3A::IDENTITY; 11];
-        for (i, (_, parent)) in ANCHORS.iter().enumerate() {
-            let parent_world = ANCHORS
-                .iter()
-                .position(|(id, _)| id == parent)
-                .and_then(|p| wanted.get(p).copied())
-                .unwrap_or(Affine3A::IDENTITY);
-            locals[i] = parent_world.inverse() * wanted[i];
-        }
-        locals
+        wanted
     }
+}
+
+/// The index in [`ANCHORS`] of anchor `a`'s parent; `None` for the root
+/// `body`, which stays at rest.
+pub(super) fn parent_index(a: usize) -> Option<usize> {
+    let (_, parent) = ANCHORS.get(a)?;
+    ANCHORS.iter().position(|(id, _)| id == parent)
 }
 
 /// The bend as a turn: about `R_y(φ)·X̂ = (cos φ, 0, −sin φ)` by the angle.

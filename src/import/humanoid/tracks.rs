@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 
 use super::Note;
 use crate::anim::thin::kept_indices;
-use crate::anim::{euler_degrees_from_quat, slerp};
+use crate::anim::{euler_degrees_from_quat, quat_from_euler_degrees, slerp};
 
 /// How far a position track may stray from a sampled tick: 0.01 block.
 pub const POSITION_TOLERANCE_BLOCKS: f32 = 0.01;
@@ -29,14 +29,15 @@ const AT_REST_BLOCKS: f32 = 1e-5;
 const AT_REST_RADIANS: f32 = 1e-5;
 
 /// The `position` and `rotation` tracks of `anchor` (either may be absent)
-/// for `samples`, one per tick; a note for each track written.
+/// for `samples`, one per tick, and the local transform those tracks play
+/// at each tick (from the keys as written); a note for each track written.
 pub(super) fn anchor_tracks(
     anchor: &str,
     samples: &[Affine3A],
     rest_position: Vec3,
     rest_rotation: Quat,
     notes: &mut Vec<Note>,
-) -> Map<String, Value> {
+) -> (Map<String, Value>, Vec<Affine3A>) {
     let mut positions = Vec::with_capacity(samples.len());
     let mut rotations = Vec::with_capacity(samples.len());
     for sample in samples {
@@ -49,39 +50,84 @@ pub(super) fn anchor_tracks(
         });
     }
     let mut channels = Map::new();
+    let mut played_positions = vec![rest_position; samples.len()];
+    let mut played_rotations = vec![rest_rotation; samples.len()];
     let moves_from_rest = positions
         .iter()
-        .any(|p| !(p.distance(rest_position) <= AT_REST_BLOCKS));
+        .any(|p| !p.is_finite() || p.distance(rest_position) > AT_REST_BLOCKS);
     if moves_from_rest {
         let kept = thin(&positions, |a, b, t, i| {
             a.lerp(b, t).distance(i) <= POSITION_TOLERANCE_BLOCKS
         });
-        let keys: Vec<Value> = kept
+        let values: Vec<(usize, [f64; 3])> = kept
             .iter()
-            .filter_map(|&k| positions.get(k).map(|p| key(k, round(*p, 1e6))))
+            .filter_map(|&k| positions.get(k).map(|p| (k, round(*p, 1e6))))
             .collect();
-        note(notes, anchor, "position", samples.len(), keys.len(), "0.01 block");
-        channels.insert("position".to_owned(), Value::Array(keys));
+        let written: Vec<(usize, Vec3)> = values.iter().map(|(k, v)| (*k, vec3(v))).collect();
+        play(&written, &mut played_positions, |a, b, t| a.lerp(b, t));
+        note(notes, anchor, "position", samples.len(), values.len(), "0.01 block");
+        channels.insert("position".to_owned(), keys(&values));
     }
     let turns_from_rest = rotations
         .iter()
-        .any(|q| !(q.angle_between(rest_rotation) <= AT_REST_RADIANS));
+        .any(|q| !q.is_finite() || q.angle_between(rest_rotation) > AT_REST_RADIANS);
     if turns_from_rest {
         let kept = thin(&rotations, |a, b, t, i| {
             slerp(a, b, t).angle_between(i) <= ROTATION_TOLERANCE_RADIANS
         });
-        let keys: Vec<Value> = kept
+        let values: Vec<(usize, [f64; 3])> = kept
             .iter()
             .filter_map(|&k| {
                 rotations
                     .get(k)
-                    .map(|q| key(k, round(euler_degrees_from_quat(*q), 1e4)))
+                    .map(|q| (k, round(euler_degrees_from_quat(*q), 1e4)))
             })
             .collect();
-        note(notes, anchor, "rotation", samples.len(), keys.len(), "0.5°");
-        channels.insert("rotation".to_owned(), Value::Array(keys));
+        let written: Vec<(usize, Quat)> = values
+            .iter()
+            .map(|(k, v)| (*k, quat_from_euler_degrees(vec3(v))))
+            .collect();
+        play(&written, &mut played_rotations, slerp);
+        note(notes, anchor, "rotation", samples.len(), values.len(), "0.5°");
+        channels.insert("rotation".to_owned(), keys(&values));
     }
-    channels
+    let played = played_positions
+        .into_iter()
+        .zip(played_rotations)
+        .map(|(p, q)| Affine3A::from_rotation_translation(q, p))
+        .collect();
+    (channels, played)
+}
+
+/// Fills `out` (one slot per tick) with what keys `written` (tick, value)
+/// play: `mix` between two keys, the last key's value after it.
+fn play<T: Copy>(written: &[(usize, T)], out: &mut [T], mix: impl Fn(T, T, f32) -> T) {
+    for pair in written.windows(2) {
+        let [(a, from), (b, to)] = [pair[0], pair[1]];
+        let span = (b - a) as f32;
+        for (t, slot) in out.iter_mut().enumerate().take(b).skip(a) {
+            *slot = mix(from, to, (t - a) as f32 / span);
+        }
+    }
+    if let Some(&(last, value)) = written.last() {
+        for slot in out.iter_mut().skip(last) {
+            *slot = value;
+        }
+    }
+}
+
+fn vec3(v: &[f64; 3]) -> Vec3 {
+    Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
+}
+
+/// A track's keys: `{"time": "Nt", "value": [x, y, z]}` each.
+fn keys(values: &[(usize, [f64; 3])]) -> Value {
+    Value::Array(
+        values
+            .iter()
+            .map(|(tick, value)| json!({"time": format!("{tick}t"), "value": value}))
+            .collect(),
+    )
 }
 
 /// The indices to keep of `values`: greedy ([`kept_indices`]) with
@@ -106,11 +152,6 @@ fn thin<T: Copy>(values: &[T], close: impl Fn(T, T, f32, T) -> bool) -> Vec<usiz
         }
     }
     kept_indices(values.len(), fits)
-}
-
-/// One key: `{"time": "Nt", "value": [x, y, z]}`.
-fn key(tick: usize, value: [f64; 3]) -> Value {
-    json!({"time": format!("{tick}t"), "value": value})
 }
 
 /// `v`'s components rounded to `1 / scale`, as JSON numbers.
