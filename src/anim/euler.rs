@@ -26,7 +26,10 @@ pub fn euler_degrees_from_quat(rotation: Quat) -> Vec3 {
     let sin_b = m.z_axis.x.clamp(-1.0, 1.0);
     let b = sin_b.asin();
     let (a, c) = if sin_b.abs() < 0.999_999 {
-        ((-m.z_axis.y).atan2(m.z_axis.z), (-m.y_axis.x).atan2(m.x_axis.x))
+        (
+            (-m.z_axis.y).atan2(m.z_axis.z),
+            (-m.y_axis.x).atan2(m.x_axis.x),
+        )
     } else {
         // cos b = 0: R = Rx(a)·Ry(±90°) with c = 0, whose column 1 is
         // (0, cos a, sin a).

@@ -256,7 +256,11 @@ fn merge_parts(
         let off: Vec<&str> = AXIS_NAMES
             .iter()
             .zip(axes.iter())
-            .take(if *target == Target::Joint(BodyJoint::Head) { 6 } else { 8 })
+            .take(if *target == Target::Joint(BodyJoint::Head) {
+                6
+            } else {
+                8
+            })
             .filter(|(_, axis)| !axis.enabled)
             .map(|(name, _)| *name)
             .collect();
@@ -342,7 +346,16 @@ fn joint_values(
 /// A joint's rest in PlayerAnimator's units: the vanilla model's pose.
 pub fn rest_axes(joint: BodyJoint) -> [f32; 8] {
     let p = joint.rest_pivot();
-    [16.0 * p.x, 24.0 - 16.0 * p.y, -16.0 * p.z, 0.0, 0.0, 0.0, 0.0, 0.0]
+    [
+        16.0 * p.x,
+        24.0 - 16.0 * p.y,
+        -16.0 * p.z,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ]
 }
 
 /// PlayerAnimator's eight axes of a joint as a [`JointFrame`]: the exact
@@ -464,7 +477,11 @@ fn axis_value(header: &Header, axis: &MergedAxis, rest: f32, tick: i64) -> f32 {
         return before.1;
     }
     let f = ((tick - t_before) as f64 / (t_after - t_before) as f64) as f32;
-    let ease = if header.easing_before { after.2 } else { before.2 };
+    let ease = if header.easing_before {
+        after.2
+    } else {
+        before.2
+    };
     let eased = ease_value(ease, f);
     before.1 + eased * (after.1 - before.1)
 }

@@ -106,7 +106,10 @@ fn bundled_body_emotes_survive_the_round_trip_through_the_humanoid() {
                 );
             }
         }
-        eprintln!("{id}: worst {worst_px:.3} px, {:.3}°", worst_radians.to_degrees());
+        eprintln!(
+            "{id}: worst {worst_px:.3} px, {:.3}°",
+            worst_radians.to_degrees()
+        );
         checked += 1;
     }
     assert!(checked >= 8, "{checked} body emotes");
@@ -117,17 +120,7 @@ fn the_template_at_rest_gives_the_rest_axes() {
     // An animation with no parts leaves every joint at rest: the import
     // has no tracks, and its own bone form is the vanilla pose on every
     // axis at every tick (−5, 2, 0 px for the right arm...).
-    let still = BoneAnimation {
-        begin_tick: 0,
-        end_tick: 10,
-        stop_tick: 10,
-        is_looped: false,
-        return_tick: 0,
-        easing_before: false,
-        nsfw: false,
-        parts: Vec::new(),
-        uuid: Uuid::nil(),
-    };
+    let still = once(Vec::new());
     let imported = import_bone_animation(&still, "test:still", metadata()).expect("imports");
     assert_eq!(imported.json["timeline"]["tracks"], serde_json::json!({}));
     let back = stream_of(&imported.file).expect("bones");
@@ -135,8 +128,28 @@ fn the_template_at_rest_gives_the_rest_axes() {
         let axes = joint_axes_at(&back, tick).expect("finite");
         for joint in BodyJoint::ALL {
             let (px, radians) = gaps(&axes[&joint], &rest_axes(joint));
-            assert!(px < 1e-4 && radians < 1e-4, "{} {:?}", joint.name(), axes[&joint]);
+            assert!(
+                px < 1e-4 && radians < 1e-4,
+                "{} {:?}",
+                joint.name(),
+                axes[&joint]
+            );
         }
+    }
+}
+
+/// A once animation of 10 ticks with `parts`.
+fn once(parts: Vec<Part>) -> BoneAnimation {
+    BoneAnimation {
+        begin_tick: 0,
+        end_tick: 10,
+        stop_tick: 13,
+        is_looped: false,
+        return_tick: 0,
+        easing_before: false,
+        nsfw: false,
+        parts,
+        uuid: Uuid::nil(),
     }
 }
 
@@ -151,17 +164,7 @@ fn arm_held(axis: usize, value: f32) -> BoneAnimation {
             ease: 0,
         }],
     };
-    BoneAnimation {
-        begin_tick: 0,
-        end_tick: 10,
-        stop_tick: 13,
-        is_looped: false,
-        return_tick: 0,
-        easing_before: false,
-        nsfw: false,
-        parts: vec![part],
-        uuid: Uuid::nil(),
-    }
+    once(vec![part])
 }
 
 fn vec3(value: &Value) -> glam::Vec3 {
@@ -180,16 +183,24 @@ fn an_arm_raised_by_roll_turns_and_moves_the_shoulder_anchor() {
     // to (y, −x), so the anchor goes to v + (0.03125, 0.0390625) =
     // (−0.28125, 1.4140625, 0), which is (−0.28125, 0.359375, 0) from the
     // spine at the waist (y 1.0546875).
-    let imported = import_bone_animation(&arm_held(5, PI / 2.0), "test:arm", metadata())
-        .expect("imports");
+    let imported =
+        import_bone_animation(&arm_held(5, PI / 2.0), "test:arm", metadata()).expect("imports");
     let shoulder = &imported.json["timeline"]["tracks"]["shoulder_r"];
     assert_eq!(shoulder["rotation"].as_array().map(Vec::len), Some(1));
     let turn = vec3(&shoulder["rotation"][0]["value"]);
-    assert!(turn.abs_diff_eq(glam::Vec3::new(0.0, 0.0, -90.0), 1e-3), "{turn}");
+    assert!(
+        turn.abs_diff_eq(glam::Vec3::new(0.0, 0.0, -90.0), 1e-3),
+        "{turn}"
+    );
     let at = vec3(&shoulder["position"][0]["value"]);
-    assert!(at.abs_diff_eq(glam::Vec3::new(-0.28125, 0.359375, 0.0), 1e-5), "{at}");
+    assert!(
+        at.abs_diff_eq(glam::Vec3::new(-0.28125, 0.359375, 0.0), 1e-5),
+        "{at}"
+    );
     // Nothing else moves.
-    let tracks = imported.json["timeline"]["tracks"].as_object().expect("tracks");
+    let tracks = imported.json["timeline"]["tracks"]
+        .as_object()
+        .expect("tracks");
     assert_eq!(tracks.keys().collect::<Vec<_>>(), ["shoulder_r"]);
 }
 
@@ -197,14 +208,19 @@ fn an_arm_raised_by_roll_turns_and_moves_the_shoulder_anchor() {
 fn a_sixty_degree_elbow_bend_turns_the_elbow_anchor_about_x() {
     // bend 60° with bend axis 0: the swing is about R_y(0)·X̂ = +X, so the
     // elbow turns R_x(60°) against the shoulder and stays where it is.
-    let imported = import_bone_animation(&arm_held(7, PI / 3.0), "test:elbow", metadata())
-        .expect("imports");
-    let tracks = imported.json["timeline"]["tracks"].as_object().expect("tracks");
+    let imported =
+        import_bone_animation(&arm_held(7, PI / 3.0), "test:elbow", metadata()).expect("imports");
+    let tracks = imported.json["timeline"]["tracks"]
+        .as_object()
+        .expect("tracks");
     assert_eq!(tracks.keys().collect::<Vec<_>>(), ["elbow_r"]);
     let elbow = &tracks["elbow_r"];
     assert!(elbow.get("position").is_none(), "{elbow}");
     let turn = vec3(&elbow["rotation"][0]["value"]);
-    assert!(turn.abs_diff_eq(glam::Vec3::new(60.0, 0.0, 0.0), 1e-3), "{turn}");
+    assert!(
+        turn.abs_diff_eq(glam::Vec3::new(60.0, 0.0, 0.0), 1e-3),
+        "{turn}"
+    );
 }
 
 fn arb_axis() -> impl Strategy<Value = Axis> {
@@ -223,8 +239,7 @@ fn arb_axis() -> impl Strategy<Value = Axis> {
 
 fn arb_part() -> impl Strategy<Value = Part> {
     let names = prop::sample::select(vec![
-        "head", "torso", "body", "rightArm", "leftArm", "rightLeg", "leftLeg", "leftItem",
-        "tail",
+        "head", "torso", "body", "rightArm", "leftArm", "rightLeg", "leftLeg", "leftItem", "tail",
     ]);
     (names, prop::collection::vec(arb_axis(), 0..9)).prop_map(|(name, axes)| Part {
         name: name.to_owned(),
@@ -239,18 +254,12 @@ fn arb_animation() -> impl Strategy<Value = BoneAnimation> {
         prop::collection::vec(arb_part(), 0..6),
     )
         .prop_map(
-            |((begin_tick, end_tick, stop_tick, is_looped), (return_tick, easing_before), parts)| {
-                BoneAnimation {
-                    begin_tick,
-                    end_tick,
-                    stop_tick,
-                    is_looped,
-                    return_tick,
-                    easing_before,
-                    nsfw: false,
-                    parts,
-                    uuid: Uuid::nil(),
-                }
+            |((begin, end, stop, looped), (back_to, easing_before), parts)| {
+                let mut animation = once(parts);
+                (animation.begin_tick, animation.end_tick) = (begin, end);
+                (animation.stop_tick, animation.is_looped) = (stop, looped);
+                (animation.return_tick, animation.easing_before) = (back_to, easing_before);
+                animation
             },
         )
 }

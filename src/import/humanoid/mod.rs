@@ -11,8 +11,8 @@
 //!
 //! The output keeps the template's nodes as they are (its idle timeline is
 //! dropped) and animates only the eleven joint anchors: `hips`, `spine`,
-//! `neck`, `shoulder_r/l`, `elbow_r/l`, `hip_r/l`, `knee_r/l`. [`rig`] works
-//! out each anchor's local transform at each tick; [`tracks`] turns those
+//! `neck`, `shoulder_r/l`, `elbow_r/l`, `hip_r/l`, `knee_r/l`. `rig` works
+//! out each anchor's local transform at each tick; `tracks` turns those
 //! into position and rotation tracks (XYZ Euler degrees, keys slerped),
 //! keeping the fewest keys within [`POSITION_TOLERANCE_BLOCKS`] and
 //! [`ROTATION_TOLERANCE_RADIANS`] of every tick. An anchor that never

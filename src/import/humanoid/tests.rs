@@ -25,8 +25,14 @@ fn a_body_at_rest_gives_the_template_with_no_tracks_and_the_settings() {
     assert!(imported.notes.is_empty());
     let settings = &imported.json["settings"];
     assert_eq!(settings["player"]["hidden"], json!(true));
-    assert_eq!(settings["player"]["stop_conditions"]["movement_distance"], json!(0.1));
-    assert_eq!(settings["playback"], json!({"mode": "loop", "loop_delay": "3t"}));
+    assert_eq!(
+        settings["player"]["stop_conditions"]["movement_distance"],
+        json!(0.1)
+    );
+    assert_eq!(
+        settings["playback"],
+        json!({"mode": "loop", "loop_delay": "3t"})
+    );
     assert_eq!(imported.file.id.as_str(), "test:pose");
     assert_eq!(imported.file.timeline.duration_ticks, 10);
     assert_eq!(imported.file.nodes.len(), 25);
@@ -84,13 +90,22 @@ fn a_torso_bend_turns_the_hips_about_the_waist() {
     let expected = Vec3::new(0.0, 1.054_687_5 - s * 30f32.to_radians().cos(), -s * 0.5);
     assert!(hips.abs_diff_eq(expected, 1e-5), "{hips} vs {expected}");
     let hips_turn = value(&tracks["hips"]["rotation"][0]["value"]);
-    assert!(hips_turn.abs_diff_eq(Vec3::new(30.0, 0.0, 0.0), 1e-3), "{hips_turn}");
+    assert!(
+        hips_turn.abs_diff_eq(Vec3::new(30.0, 0.0, 0.0), 1e-3),
+        "{hips_turn}"
+    );
     let spine_turn = value(&tracks["spine"]["rotation"][0]["value"]);
-    assert!(spine_turn.abs_diff_eq(Vec3::new(-30.0, 0.0, 0.0), 1e-3), "{spine_turn}");
+    assert!(
+        spine_turn.abs_diff_eq(Vec3::new(-30.0, 0.0, 0.0), 1e-3),
+        "{spine_turn}"
+    );
     // The legs hang from the hips but keep their own (rest) frame: their
     // anchors turn back by −30° locally.
     let hip_r = value(&tracks["hip_r"]["rotation"][0]["value"]);
-    assert!(hip_r.abs_diff_eq(Vec3::new(-30.0, 0.0, 0.0), 1e-3), "{hip_r}");
+    assert!(
+        hip_r.abs_diff_eq(Vec3::new(-30.0, 0.0, 0.0), 1e-3),
+        "{hip_r}"
+    );
     // Constant over the clip: one key per track.
     assert_eq!(tracks["hips"]["rotation"].as_array().map(Vec::len), Some(1));
 }

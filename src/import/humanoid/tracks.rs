@@ -65,7 +65,7 @@ pub(super) fn anchor_tracks(
             .collect();
         let written: Vec<(usize, Vec3)> = values.iter().map(|(k, v)| (*k, vec3(v))).collect();
         play(&written, &mut played_positions, |a, b, t| a.lerp(b, t));
-        note(notes, anchor, "position", samples.len(), values.len(), "0.01 block");
+        note(notes, anchor, "position", values.len());
         channels.insert("position".to_owned(), keys(&values));
     }
     let turns_from_rest = rotations
@@ -88,7 +88,7 @@ pub(super) fn anchor_tracks(
             .map(|(k, v)| (*k, quat_from_euler_degrees(vec3(v))))
             .collect();
         play(&written, &mut played_rotations, slerp);
-        note(notes, anchor, "rotation", samples.len(), values.len(), "0.5°");
+        note(notes, anchor, "rotation", values.len());
         channels.insert("rotation".to_owned(), keys(&values));
     }
     let played = played_positions
@@ -160,16 +160,15 @@ fn round(v: Vec3, scale: f64) -> [f64; 3] {
     [r(v.x), r(v.y), r(v.z)]
 }
 
-fn note(
-    notes: &mut Vec<Note>,
-    anchor: &str,
-    channel: &str,
-    ticks: usize,
-    keys: usize,
-    tolerance: &str,
-) {
+/// The note for one resampled channel of `anchor`, kept to `keys` keys.
+fn note(notes: &mut Vec<Note>, anchor: &str, channel: &str, keys: usize) {
+    let tolerance = if channel == "position" {
+        "0.01 block"
+    } else {
+        "0.5°"
+    };
     notes.push(Note::new(
         format!("/timeline/tracks/{anchor}/{channel}"),
-        format!("resampled at every tick ({ticks} ticks) and thinned to {keys} linear keys within {tolerance}"),
+        format!("resampled at every tick and thinned to {keys} linear keys within {tolerance}"),
     ));
 }

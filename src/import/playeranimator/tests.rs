@@ -128,7 +128,11 @@ fn a_loop_that_rests_at_the_end_gets_a_loop_delay() {
         9,
         true,
         0,
-        vec![arm_roll(vec![key(0, 0.0, 0), key(4, 1.0, 0), key(6, 0.0, 0)])],
+        vec![arm_roll(vec![
+            key(0, 0.0, 0),
+            key(4, 1.0, 0),
+            key(6, 0.0, 0),
+        ])],
     );
     let (clip, _) = body_clip(&a, "t:rest", Map::new()).expect("imports");
     assert_eq!((clip.duration_ticks, clip.loop_delay_ticks), (6, 4));
@@ -137,8 +141,8 @@ fn a_loop_that_rests_at_the_end_gets_a_loop_delay() {
 #[test]
 fn looped_to_the_end_is_hold_and_not_looped_is_once() {
     let part = || arm_roll(vec![key(0, 0.0, 0), key(20, 1.0, 0)]);
-    let (clip, _) = body_clip(&animation(20, true, 20, vec![part()]), "t:h", Map::new())
-        .expect("imports");
+    let (clip, _) =
+        body_clip(&animation(20, true, 20, vec![part()]), "t:h", Map::new()).expect("imports");
     assert_eq!(clip.mode, PlaybackMode::Hold);
     assert_eq!(clip.duration_ticks, 20);
     let (clip, notes) =
