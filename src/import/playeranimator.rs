@@ -120,18 +120,30 @@ pub fn body_clip(
         let poses: Vec<BodyPose> = (0..=header.end).map(sample).collect();
         (PlaybackMode::Once, end, 0, poses)
     } else if header.ret >= header.end {
-        let poses: Vec<BodyPose> = (0..=header.end).map(sample).collect();
-        (PlaybackMode::Hold, end, 0, poses)
-    } else {
-        if header.ret != 0 {
+        if header.ret > header.end {
             notes.push(Note::new(
                 "/returnTick",
                 format!(
-                    "PlayerAnimator loops back to tick {}; schema 4 loops the whole timeline, so ticks 0 to {} replay in every cycle",
-                    header.ret,
-                    header.ret.max(1) - 1
+                    "PlayerAnimator jumps past the end to tick {}; the emote holds its pose at tick {} instead",
+                    header.ret, header.end
                 ),
             ));
+        }
+        let poses: Vec<BodyPose> = (0..=header.end).map(sample).collect();
+        (PlaybackMode::Hold, end, 0, poses)
+    } else {
+        let loop_note = match header.ret {
+            0 => None,
+            ret if ret < 0 => Some(format!(
+                "PlayerAnimator loops back to tick {ret}, before the start; schema 4 loops from tick 0"
+            )),
+            ret => Some(format!(
+                "PlayerAnimator loops back to tick {ret}; schema 4 loops the whole timeline, so ticks 0 to {} replay in every cycle",
+                ret - 1
+            )),
+        };
+        if let Some(message) = loop_note {
+            notes.push(Note::new("/returnTick", message));
         }
         let mut poses: Vec<BodyPose> = (0..=header.end).map(sample).collect();
         // The next cycle's first pose closes this one.

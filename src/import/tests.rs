@@ -279,3 +279,38 @@ proptest! {
         prop_assert!(report.file.is_some(), "{:?}", report.problems);
     }
 }
+
+#[test]
+fn a_ten_minute_turn_thins_to_a_handful_of_keys() {
+    // The right arm rolls 0 → 2.5 rad over 12,000 ticks. Linear (ease 0 on
+    // the first key) it is one turn about one axis, which one slerp plays
+    // exactly: two keys. In-out sine (ease 8) it needs more, but the eased
+    // curve is smooth, so far fewer than the 12,001 ticks.
+    let turn = |ease: u8| {
+        let mut part = Part::still("rightArm");
+        part.axes[5] = Axis {
+            enabled: true,
+            keyframes: vec![
+                Keyframe {
+                    tick: 0,
+                    value: 0.0,
+                    ease,
+                },
+                Keyframe {
+                    tick: 12_000,
+                    value: 2.5,
+                    ease: 0,
+                },
+            ],
+        };
+        let mut a = once(vec![part]);
+        a.end_tick = 12_000;
+        let imported = import_bone_animation(&a, "test:long", metadata()).expect("imports");
+        imported.json["timeline"]["tracks"]["shoulder_r"]["rotation"]
+            .as_array()
+            .map_or(0, Vec::len)
+    };
+    assert_eq!(turn(0), 2);
+    let eased = turn(8);
+    assert!((3..100).contains(&eased), "{eased} keys");
+}
