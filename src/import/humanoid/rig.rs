@@ -36,8 +36,8 @@ use crate::anim::quat_from_euler_degrees;
 use crate::format::node::Attachment;
 use crate::format::{AnimationFile, EmoteFile};
 
-/// The template's id, and the animated anchors in parent-first order with
-/// their parents.
+/// The animated anchors of the template, parents first, each with its
+/// parent's id.
 pub(super) const ANCHORS: [(&str, &str); 11] = [
     ("hips", "body"),
     ("spine", "hips"),
