@@ -9,7 +9,9 @@
 //! own skin; [`preview`] draws an Animation's poses as a PNG contact sheet
 //! (`emoted preview`); [`store`] keeps per-player state (favourites, the
 //! wheel order) in SQLite across restarts; [`modded`] reads and writes
-//! modded clients' channels (Emotecraft's) as plain bytes. None of `anim`,
+//! modded clients' channels (Emotecraft's) as plain bytes; [`import`]
+//! turns other formats (PlayerAnimator's keyframes first) into validated
+//! schema 4 on the humanoid rig. None of `anim`, `import`,
 //! `modded`, `molang`, `pack`, `playback`, `preview` or `store` names
 //! valence.
 //!
@@ -39,6 +41,7 @@
 
 pub mod anim;
 pub mod format;
+pub mod import;
 pub mod library;
 pub mod modded;
 pub mod molang;

@@ -244,8 +244,8 @@ fn a_modded_player_who_arrives_mid_emote_gets_it_at_the_current_tick() {
     assert_eq!(hex(&player[..16]), alice_uuid);
 }
 
-/// One axis of a decoded animation: enabled, then (tick, value) keys.
-type DecodedAxis = (bool, Vec<(i32, f32)>);
+/// One axis of a decoded animation: enabled, then (tick, value, ease) keys.
+type DecodedAxis = (bool, Vec<(i32, f32, u8)>);
 
 /// A decoded AnimationBinary v2 (protocol-notes §3.3): the header's
 /// (begin, end, stop, looped), the parts by name with their axes, and the
@@ -268,6 +268,10 @@ fn decode_animation(bytes: &[u8]) -> Decoded {
     let looped = bytes[at] == 1;
     at += 1;
     let _return_tick = i32_at(&mut at);
+    assert_eq!(
+        bytes[at], 0,
+        "isEasingBefore is false (what value_at reads)"
+    );
     let keyframe_size = bytes[at + 2] as usize;
     at += 3;
     assert_eq!(keyframe_size, 9, "version 2 keyframes");
@@ -291,8 +295,8 @@ fn decode_animation(bytes: &[u8]) -> Decoded {
             for _ in 0..count {
                 let tick = i32_at(&mut at);
                 let value = f32::from_be_bytes(bytes[at..at + 4].try_into().expect("4"));
+                keys.push((tick, value, bytes[at + 4]));
                 at += 5; // the value and the ease byte
-                keys.push((tick, value));
             }
             axes.push((enabled, keys));
         }
@@ -308,17 +312,88 @@ fn decode_animation(bytes: &[u8]) -> Decoded {
     }
 }
 
-/// An axis's value at `tick`, its keys joined by straight lines (every key
-/// the server writes is linear) and held past the ends.
-fn value_at(keys: &[(i32, f32)], tick: i32) -> f32 {
+/// PlayerAnimator's ease `id` at `f` (protocol-notes §3.3's ids; the
+/// curves as easings.net defines them).
+fn ease(id: u8, f: f32) -> f32 {
+    use std::f32::consts::PI;
+    // Each family's "in" curve; out and in-out are made from it.
+    let ease_in = |family: u8, x: f32| -> f32 {
+        match family {
+            0 => 1.0 - (x * PI / 2.0).cos(), // sine
+            1 => x.powi(3),                  // cubic
+            2 => x.powi(2),                  // quad
+            3 => x.powi(4),                  // quart
+            4 => x.powi(5),                  // quint
+            5 if x == 0.0 => 0.0,            // expo
+            5 => 2_f32.powf(10.0 * x - 10.0),
+            6 => 1.0 - (1.0 - x * x).max(0.0).sqrt(), // circ
+            7 => 2.70158 * x.powi(3) - 1.70158 * x * x, // back
+            8 if x == 0.0 || x == 1.0 => x,           // elastic
+            8 => -(2_f32.powf(10.0 * x - 10.0)) * ((x * 10.0 - 10.75) * 2.0 * PI / 3.0).sin(),
+            _ => 1.0 - bounce_out(1.0 - x), // bounce
+        }
+    };
+    fn bounce_out(x: f32) -> f32 {
+        let (n, d) = (7.5625, 2.75);
+        if x < 1.0 / d {
+            n * x * x
+        } else if x < 2.0 / d {
+            let x = x - 1.5 / d;
+            n * x * x + 0.75
+        } else if x < 2.5 / d {
+            let x = x - 2.25 / d;
+            n * x * x + 0.9375
+        } else {
+            let x = x - 2.625 / d;
+            n * x * x + 0.984375
+        }
+    }
+    if id == 0 {
+        return f;
+    }
+    assert!(
+        (6..=35).contains(&id) && id != 34,
+        "ease {id} is not one a server writes"
+    );
+    let (family, direction) = ((id - 6) / 3, (id - 6) % 3);
+    match (family, direction) {
+        (_, 0) => ease_in(family, f),
+        (_, 1) => 1.0 - ease_in(family, 1.0 - f),
+        // In-out back and elastic have their own constants on easings.net.
+        (7, _) => {
+            let c = 1.70158 * 1.525;
+            if f < 0.5 {
+                (2.0 * f).powi(2) * ((c + 1.0) * 2.0 * f - c) / 2.0
+            } else {
+                ((2.0 * f - 2.0).powi(2) * ((c + 1.0) * (f * 2.0 - 2.0) + c) + 2.0) / 2.0
+            }
+        }
+        (8, _) if f == 0.0 || f == 1.0 => f,
+        (8, _) => {
+            let s = ((20.0 * f - 11.125) * 2.0 * PI / 4.5).sin();
+            if f < 0.5 {
+                -(2_f32.powf(20.0 * f - 10.0) * s) / 2.0
+            } else {
+                2_f32.powf(-20.0 * f + 10.0) * s / 2.0 + 1.0
+            }
+        }
+        _ if f < 0.5 => ease_in(family, 2.0 * f) / 2.0,
+        _ => 1.0 - ease_in(family, 2.0 - 2.0 * f) / 2.0,
+    }
+}
+
+/// An axis's value at `tick` as PlayerAnimator plays keys whose header
+/// says `isEasingBefore` is false: each stretch eased by the ease of the
+/// key it leaves, the ends held.
+fn value_at(keys: &[(i32, f32, u8)], tick: i32) -> f32 {
     let first = keys.first().expect("a key");
     if tick <= first.0 {
         return first.1;
     }
     for pair in keys.windows(2) {
-        let ((t0, v0), (t1, v1)) = (pair[0], pair[1]);
+        let ((t0, v0, e0), (t1, v1, _)) = (pair[0], pair[1]);
         if tick <= t1 {
-            return v0 + (v1 - v0) * (tick - t0) as f32 / (t1 - t0) as f32;
+            return v0 + (v1 - v0) * ease(e0, (tick - t0) as f32 / (t1 - t0) as f32);
         }
     }
     keys.last().expect("a key").1
@@ -402,9 +477,85 @@ fn a_server_emote_reaches_modded_players_as_bones_and_vanilla_players_as_display
         .2);
     assert_eq!(stopped, animation.uuid_hex);
 
-    // Carol (vanilla) got the displays and nothing on the channel.
-    assert!(!carol.spawned_of("item_display").is_empty());
+    // One form per viewer. Carol (vanilla) got alice's body as skin-bound
+    // displays and nothing on the channel; bob (modded) got the bones, and
+    // no item display (the body, and the held item his client draws in the
+    // model's hand), only the greeting's text (a prop).
+    assert!(!skin_displays(&carol).is_empty(), "{}", carol.describe());
     assert!(messages(&carol, CHANNEL).is_empty());
+    assert!(
+        bob.spawned_of("item_display").is_empty(),
+        "{}",
+        bob.describe()
+    );
+    assert!(!bob.spawned_of("text_display").is_empty(), "the greeting");
+    // wave.json hides the player: gone for carol while she waves, back
+    // after; bob kept seeing alice's model, which the bones move.
+    let spawns_of_alice = |run: &common::BotRun| {
+        run.spawned()
+            .iter()
+            .filter(|s| s.username.as_deref() == Some("alice"))
+            .map(|s| s.entity_id)
+            .collect::<Vec<i32>>()
+    };
+    let for_carol = spawns_of_alice(&carol);
+    assert!(for_carol.len() >= 2, "hidden, then back: {for_carol:?}");
+    assert!(carol.destroyed().contains(&for_carol[0]));
+    let for_bob = spawns_of_alice(&bob);
+    assert_eq!(for_bob.len(), 1, "{for_bob:?}");
+    assert!(
+        !bob.destroyed().contains(&for_bob[0]),
+        "never hidden from bob"
+    );
+    server.assert_log_clean();
+}
+
+/// The ids of the `player_head` item displays (skin-bound parts) `run` saw.
+fn skin_displays(run: &common::BotRun) -> Vec<i32> {
+    run.spawned_of("item_display")
+        .iter()
+        .map(|s| s.entity_id)
+        .filter(|id| run.merged_fields(*id)["item"]["id"] == "minecraft:player_head")
+        .collect()
+}
+
+#[test]
+fn a_modded_player_who_plays_a_server_emote_sees_it_on_their_own_model() {
+    let mut server = Server::start();
+    let channel = json!({"event": "plugin_message", "channel": CHANNEL});
+    let carol = server
+        .bot("carol")
+        .wait_spawn()
+        .wait_ms(8000)
+        .disconnect()
+        .spawn();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Dave (modded) waves: the CONFIG answer, his own STREAM, its STOP.
+    let dave = send(server.bot("dave").wait_spawn(), &client_config())
+        .wait_for(channel.clone(), 1, 10000)
+        .wait_ms(300)
+        .chat("/emote play example:wave")
+        .wait_for(channel, 2, 10000)
+        .wait_ms(300)
+        .disconnect()
+        .run();
+    let carol = carol.wait();
+    dave.assert_ok();
+    carol.assert_ok();
+    let packets: Vec<Unpacked> = messages(&dave, CHANNEL).iter().map(|m| unpack(m)).collect();
+    let purposes: Vec<u8> = packets.iter().map(|p| p.0).collect();
+    assert_eq!(purposes, [8, 1, 10], "CONFIG answer, STREAM, STOP");
+    let dave_uuid = uuid_seen_by(&carol, "dave");
+    for (purpose, subs) in &packets[1..] {
+        // PlayerData v1: the UUID, then isForced, set: the server ends it.
+        let player = &subs.iter().find(|s| s.0 == 1).expect("a player").2;
+        assert_eq!(hex(&player[..16]), dave_uuid, "purpose {purpose}");
+        assert_eq!(player.get(16), Some(&1), "forced, purpose {purpose}");
+    }
+    let emote = &packets[1].1.iter().find(|s| s.0 == 0).expect("the emote").2;
+    assert_eq!(decode_animation(&emote[4..]).end_tick, 40);
+    // Carol, vanilla, saw dave's body in displays.
+    assert!(!skin_displays(&carol).is_empty(), "{}", carol.describe());
     server.assert_log_clean();
 }
 

@@ -15,10 +15,11 @@ pub mod euler;
 pub mod layers;
 pub mod pose;
 pub mod rig;
+pub mod thin;
 pub mod track;
 
 pub use decompose::DisplayTransform;
-pub use euler::quat_from_euler_degrees;
+pub use euler::{euler_degrees_from_quat, quat_from_euler_degrees};
 pub use pose::{NodePose, Pose, SampleError};
 pub use rig::{ExprCompiler, Rig, RigNode};
 pub use track::{slerp, ExprEvaluator, ExprId, NoExprs, Scalar, VectorTrack, VisibilityTrack};

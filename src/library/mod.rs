@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use bones::{bone_form, BoneForm};
 pub use compiled::{CompiledAnimation, MolangState};
 
 use crate::format::{read_emote_file, EmoteFile, EmoteId, Problem};
@@ -32,12 +33,19 @@ pub struct LoadedEmote {
     pub file: Arc<EmoteFile>,
     /// For Animations: the compiled rig and Molang programs.
     pub compiled: Option<Arc<CompiledAnimation>>,
+    /// For Animations with parts on the initiator's skin: the bone form
+    /// modded viewers get ([`bones`]), sampled once at load.
+    pub bones: Option<Arc<BoneForm>>,
     /// Where it was read from.
     pub path: PathBuf,
 }
 
-/// A file that read and compiled cleanly.
-type Parsed = (Arc<EmoteFile>, Option<Arc<CompiledAnimation>>);
+/// A file that read and compiled cleanly, with its bone form.
+type Parsed = (
+    Arc<EmoteFile>,
+    Option<Arc<CompiledAnimation>>,
+    Option<Arc<BoneForm>>,
+);
 
 /// The problems of one file.
 #[derive(Clone, Debug)]
@@ -156,7 +164,11 @@ impl Library {
                         report.kept_previous.push(path.clone());
                         parsed.push((
                             path.clone(),
-                            (Arc::clone(&prev.file), prev.compiled.clone()),
+                            (
+                                Arc::clone(&prev.file),
+                                prev.compiled.clone(),
+                                prev.bones.clone(),
+                            ),
                         ));
                     }
                 }
@@ -165,7 +177,7 @@ impl Library {
 
         // Every file sharing an id is refused.
         let mut by_id: BTreeMap<EmoteId, Vec<usize>> = BTreeMap::new();
-        for (i, (_, (file, _))) in parsed.iter().enumerate() {
+        for (i, (_, (file, ..))) in parsed.iter().enumerate() {
             by_id.entry(file.id().clone()).or_default().push(i);
         }
         let mut refused = vec![false; parsed.len()];
@@ -197,9 +209,9 @@ impl Library {
             .iter()
             .zip(&refused)
             .filter(|(_, r)| !**r)
-            .map(|((_, (f, _)), _)| (f.id().clone(), &**f))
+            .map(|((_, (f, ..)), _)| (f.id().clone(), &**f))
             .collect();
-        for (i, (path, (file, _))) in parsed.iter().enumerate() {
+        for (i, (path, (file, ..))) in parsed.iter().enumerate() {
             if refused[i] {
                 continue;
             }
@@ -217,7 +229,7 @@ impl Library {
 
         let mut emotes: BTreeMap<EmoteId, LoadedEmote> = BTreeMap::new();
         let mut refused_paths = Vec::new();
-        for ((path, (file, compiled)), refused) in parsed.into_iter().zip(refused) {
+        for ((path, (file, compiled, bones)), refused) in parsed.into_iter().zip(refused) {
             if refused {
                 refused_paths.push(path);
             } else {
@@ -226,6 +238,7 @@ impl Library {
                     LoadedEmote {
                         file,
                         compiled,
+                        bones,
                         path,
                     },
                 );
@@ -288,7 +301,20 @@ fn read_and_compile(path: &Path) -> (Vec<Problem>, Option<Parsed>) {
         },
         EmoteFile::Sequence(_) => None,
     };
-    (problems, Some((Arc::new(file), compiled)))
+    let bones = match (&file, &compiled) {
+        (EmoteFile::Animation(anim), Some(compiled)) => match bone_form(compiled, anim) {
+            Ok(form) => form.map(Arc::new),
+            Err(e) => {
+                problems.push(Problem::warning(
+                    "/timeline",
+                    format!("no bone form for modded clients (they see the displays): {e}"),
+                ));
+                None
+            }
+        },
+        _ => None,
+    };
+    (problems, Some((Arc::new(file), compiled, bones)))
 }
 
 /// Reads and validates files on every core: each file is independent, and

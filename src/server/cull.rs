@@ -63,6 +63,12 @@
 //!   pack-drawn parts; anything else: the heads). Such displays are always
 //!   in a cell, even where nothing is culled, and a client whose pack
 //!   status changes is checked again at once.
+//! - **Bones instead of displays.** A display marked [`BoneDrawn`] (a part
+//!   of the initiator's body in a playback modded viewers see in bones,
+//!   [`crate::server::emote`]'s `bone_view`) goes to a cell of its own
+//!   that bone viewers ([`BoneViewer`]) never see; it is always in a cell,
+//!   and a client that becomes a bone viewer (its CONFIG comes after its
+//!   join) is checked again at once.
 //! - **Empty cells** are kept for [`CELL_RETIRE_TICKS`] (an emote that loops
 //!   or replays in the same spot reuses its cell), then despawned.
 
@@ -81,7 +87,7 @@ use valence::{ChunkPos, ChunkView};
 use crate::anim::DisplayTransform;
 use crate::server::config::Config;
 use crate::server::emote::ActiveEmote;
-use crate::server::events::{DisplayAudience, EmoteDisplay};
+use crate::server::events::{BoneDrawn, BoneViewer, DisplayAudience, EmoteDisplay};
 use crate::server::resource_pack::PackStatus;
 
 /// Blocks per unit of a display's `view_range`, as the vanilla client
@@ -130,9 +136,23 @@ pub struct CellKey {
     pub view_range_bits: u32,
     /// Which viewers the displays are for.
     pub audience: DisplayAudience,
+    /// True for displays bone viewers draw with bones ([`BoneDrawn`]).
+    pub bone_drawn: bool,
 }
 
 impl CellKey {
+    /// Whether a viewer that has (or has not) loaded the pack, and is (or
+    /// is not) a bone viewer, sees the cell's displays.
+    pub fn admits(&self, pack_loaded: bool, bone_viewer: bool) -> bool {
+        self.audience.admits(pack_loaded) && !(self.bone_drawn && bone_viewer)
+    }
+
+    /// Whether every viewer sees the displays (so they need no cell when
+    /// nothing is culled).
+    fn for_everyone(&self) -> bool {
+        self.audience == DisplayAudience::Everyone && !self.bone_drawn
+    }
+
     /// How far from the chunk column a client may be to see the cell, in
     /// blocks.
     pub fn reach_blocks(&self, scale: f64) -> f64 {
@@ -229,6 +249,7 @@ type CellPlacement = (
     &'static mut EntityLayerId,
     Option<&'static ViewRange>,
     Option<&'static DisplayAudience>,
+    Option<&'static BoneDrawn>,
 );
 
 /// Displays new this tick, or moved.
@@ -243,6 +264,7 @@ type MovedDisplays<'w, 's> = Query<
             Added<EmoteDisplay>,
             Changed<Position>,
             Changed<DisplayAudience>,
+            Added<BoneDrawn>,
         )>,
     ),
 >;
@@ -275,7 +297,8 @@ fn assign_display_cells(
     let mut assign = |position: &Position,
                       layer_id: &mut EntityLayerId,
                       view_range: Option<&ViewRange>,
-                      audience: Option<&DisplayAudience>| {
+                      audience: Option<&DisplayAudience>,
+                      bone_drawn: Option<&BoneDrawn>| {
         // The world: the layer it was spawned in, or its cell's world.
         let world = cells.key_of(layer_id.0).map_or(layer_id.0, |key| key.world);
         let key = CellKey {
@@ -283,12 +306,11 @@ fn assign_display_cells(
             chunk: ChunkPos::from_pos(position.0),
             view_range_bits: view_range.map_or(1.0, |v| v.0).to_bits(),
             audience: audience.copied().unwrap_or_default(),
+            bone_drawn: bone_drawn.is_some(),
         };
         // A display for some viewers only is always in a cell: the
         // world's layer would show it to everyone.
-        let layer = if key.audience == DisplayAudience::Everyone
-            && key.reach_blocks(scale) >= view_blocks
-        {
+        let layer = if key.for_everyone() && key.reach_blocks(scale) >= view_blocks {
             // Nothing to cull: the world's layer sends it by chunk view.
             world
         } else {
@@ -314,12 +336,12 @@ fn assign_display_cells(
         }
     };
     if reassign_all {
-        for (position, mut layer_id, view_range, audience) in &mut displays.p1() {
-            assign(position, &mut layer_id, view_range, audience);
+        for (position, mut layer_id, view_range, audience, bones) in &mut displays.p1() {
+            assign(position, &mut layer_id, view_range, audience, bones);
         }
     } else {
-        for (position, mut layer_id, view_range, audience) in &mut displays.p0() {
-            assign(position, &mut layer_id, view_range, audience);
+        for (position, mut layer_id, view_range, audience, bones) in &mut displays.p0() {
+            assign(position, &mut layer_id, view_range, audience, bones);
         }
     }
 }
@@ -337,6 +359,7 @@ type Viewer = (
     Ref<'static, Position>,
     &'static mut VisibleEntityLayers,
     Option<Ref<'static, PackStatus>>,
+    Option<Ref<'static, BoneViewer>>,
 );
 
 fn show_cells_in_range(
@@ -351,15 +374,17 @@ fn show_cells_in_range(
         return;
     }
     let (scale, _) = reach_settings(&config);
-    for (client, position, mut visible, pack) in &mut clients {
+    for (client, position, mut visible, pack, bone_viewer) in &mut clients {
         let pack_changed = pack.as_ref().is_some_and(|p| p.is_changed());
-        if !everyone && !position.is_changed() && !pack_changed {
+        let became_bone_viewer = bone_viewer.as_ref().is_some_and(|b| b.is_added());
+        if !everyone && !position.is_changed() && !pack_changed && !became_bone_viewer {
             continue;
         }
         let pack_loaded = pack.is_some_and(|p| p.is_loaded());
+        let bone_viewer = bone_viewer.is_some();
         for (key, cell) in &cells.by_key {
             let reach = key.reach_blocks(scale);
-            let wanted = key.audience.admits(pack_loaded)
+            let wanted = key.admits(pack_loaded, bone_viewer)
                 && visible.0.contains(&key.world)
                 && key.distance_squared(position.0) <= reach * reach;
             if wanted != visible.0.contains(&cell.layer) {
@@ -516,7 +541,27 @@ mod tests {
             chunk: ChunkPos::new(x, z),
             view_range_bits: view_range.to_bits(),
             audience: DisplayAudience::Everyone,
+            bone_drawn: false,
         }
+    }
+
+    #[test]
+    fn bone_drawn_cells_are_for_vanilla_viewers_only() {
+        let everyone = key(0, 0, 1.0);
+        assert!(everyone.admits(false, true) && everyone.admits(true, false));
+        let body = CellKey {
+            bone_drawn: true,
+            ..everyone
+        };
+        assert!(body.admits(false, false) && body.admits(true, false));
+        assert!(!body.admits(false, true) && !body.admits(true, true));
+        assert!(!body.for_everyone() && everyone.for_everyone());
+        // The pack audience still applies to vanilla viewers.
+        let pack_part = CellKey {
+            audience: DisplayAudience::WithPack,
+            ..body
+        };
+        assert!(pack_part.admits(true, false) && !pack_part.admits(false, false));
     }
 
     #[test]

@@ -214,6 +214,22 @@ impl DisplayAudience {
     }
 }
 
+/// On a client that draws players' emotes on their own player model, from
+/// bone animations: a modded client (Emotecraft's, once it answered
+/// CONFIG). Such a viewer gets no display copies of the parts a bone form
+/// moves ([`BoneDrawn`]), and still sees a player whose emote hides them
+/// from vanilla viewers ([`crate::server::emote::VanillaHiddenLayers`]).
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct BoneViewer;
+
+/// On a display entity of a part of the initiator's skin, or of an item in
+/// the initiator's hand, in a playback whose every Animation has a bone
+/// form: bone viewers ([`BoneViewer`]) draw it on the player's own model
+/// instead, so the culling cells keep it from them
+/// ([`crate::server::cull`]).
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct BoneDrawn;
+
 /// Who runs an event command.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CommandSource {

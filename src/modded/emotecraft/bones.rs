@@ -13,12 +13,15 @@
 //!
 //! # Keys
 //! Every tick of the cycle is sampled, then each axis keeps only the keys
-//! it needs: a key is dropped while the straight line between the keys
-//! kept around it stays within [`ANGLE_TOLERANCE_RADIANS`] (0.5°) or
+//! it needs ([`super::fit`]): a stretch between two keys, linear or eased,
+//! stays within [`ANGLE_TOLERANCE_RADIANS`] (0.5°) or
 //! [`OFFSET_TOLERANCE_PX`] (0.01 block) of every sampled tick, the
-//! scheduler's own tolerance for display entities. Keys are linear (ease
-//! 0). Angles are unwrapped tick to tick first, so a turn through ±180°
-//! does not spin the other way between two keys.
+//! scheduler's own tolerance for display entities. Angles are unwrapped
+//! tick to tick first, so a turn through ±180° does not spin the other way
+//! between two keys. An axis that stays at the vanilla model's rest value
+//! is sent disabled, with no keys: the vanilla model's own pose shows
+//! there (the head follows the look, the arms sway a little), as in the
+//! emotes Emotecraft players make.
 //!
 //! # Play modes
 //! - `once`: not looped, the last key at the cycle's end, which is also
@@ -33,9 +36,8 @@ use std::f32::consts::{PI, TAU};
 use glam::{EulerRot, Quat};
 use uuid::Uuid;
 
-use super::animation::{
-    emote_payload, Axis, BoneAnimation, Keyframe, Part, ANIMATION_BINARY_VERSION,
-};
+use super::animation::{emote_payload, Axis, BoneAnimation, Part, ANIMATION_BINARY_VERSION};
+use super::fit::fit_keys;
 use super::frame::{player_sub, EmotePacket, Purpose, SubPacket, SUB_EMOTE};
 use crate::anim::bones::JointFrame;
 use crate::format::settings::PlaybackMode;
@@ -82,6 +84,7 @@ pub fn bone_animation(form: &BoneForm, uuid: Uuid) -> BoneAnimation {
                 .filter_map(|tick| tick.get(j).map(axes_of))
                 .collect();
             let axis_count = if *bends { 8 } else { 6 };
+            let rest = axes_of(&JointFrame::rest(*joint, *bends));
             for (a, axis) in part.axes.iter_mut().enumerate().take(axis_count) {
                 let mut values: Vec<f32> = samples.iter().map(|s| s[a]).collect();
                 let is_angle = a >= 3;
@@ -93,9 +96,16 @@ pub fn bone_animation(form: &BoneForm, uuid: Uuid) -> BoneAnimation {
                 } else {
                     OFFSET_TOLERANCE_PX
                 };
-                *axis = Axis {
-                    enabled: true,
-                    keyframes: thin(&values, tolerance),
+                // An axis the emote never moves from rest is left to the
+                // vanilla model, as Emotecraft's own emotes leave it.
+                let at_rest = values.iter().all(|v| (v - rest[a]).abs() <= tolerance);
+                *axis = if at_rest {
+                    Axis::default()
+                } else {
+                    Axis {
+                        enabled: true,
+                        keyframes: fit_keys(&values, tolerance),
+                    }
                 };
             }
             part
@@ -168,79 +178,9 @@ fn unwrap_angles(values: &mut [f32]) {
     }
 }
 
-/// The fewest linear keys (greedy from the start) whose line stays within
-/// `tolerance` of every sample; sample `i` is tick `i`. Always keeps the
-/// first and the last.
-pub fn thin(values: &[f32], tolerance: f32) -> Vec<Keyframe> {
-    let key = |i: usize| Keyframe {
-        tick: i32::try_from(i).unwrap_or(i32::MAX),
-        value: values[i],
-        ease: 0,
-    };
-    let Some(last) = values.len().checked_sub(1) else {
-        return Vec::new();
-    };
-    let mut keys = vec![key(0)];
-    let mut from = 0;
-    while from < last {
-        // The farthest `to` whose line from `from` covers every tick between.
-        let mut to = from + 1;
-        while to < last && line_fits(values, from, to + 1, tolerance) {
-            to += 1;
-        }
-        keys.push(key(to));
-        from = to;
-    }
-    if last == 0 {
-        return keys;
-    }
-    // A constant axis needs only its first key.
-    if keys.len() == 2
-        && (values[last] - values[0]).abs() <= tolerance
-        && line_fits(values, 0, last, tolerance)
-    {
-        keys.truncate(1);
-    }
-    keys
-}
-
-/// Whether the line from sample `a` to sample `b` is within `tolerance` of
-/// every sample between.
-fn line_fits(values: &[f32], a: usize, b: usize, tolerance: f32) -> bool {
-    let span = (b - a) as f32;
-    (a + 1..b).all(|i| {
-        let t = (i - a) as f32 / span;
-        let line = values[a] + (values[b] - values[a]) * t;
-        (line - values[i]).abs() <= tolerance
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_straight_ramp_keeps_its_ends_and_a_corner_keeps_the_corner() {
-        let ramp: Vec<f32> = (0..=10).map(|i| i as f32).collect();
-        let keys = thin(&ramp, 0.01);
-        assert_eq!(keys.iter().map(|k| k.tick).collect::<Vec<_>>(), [0, 10]);
-        let corner: Vec<f32> = (0..=10).map(|i| (i.min(4)) as f32).collect();
-        let keys = thin(&corner, 0.01);
-        assert_eq!(keys.iter().map(|k| k.tick).collect::<Vec<_>>(), [0, 4, 10]);
-        assert_eq!(keys[1].value, 4.0);
-    }
-
-    #[test]
-    fn a_constant_axis_is_one_key_and_every_kept_line_is_within_tolerance() {
-        assert_eq!(thin(&[2.0; 9], 0.01).len(), 1);
-        let wave: Vec<f32> = (0..=40).map(|i| (i as f32 * 0.3).sin()).collect();
-        let keys = thin(&wave, 0.01);
-        assert!(keys.len() < wave.len());
-        for pair in keys.windows(2) {
-            let (a, b) = (pair[0].tick as usize, pair[1].tick as usize);
-            assert!(line_fits(&wave, a, b, 0.01));
-        }
-    }
 
     #[test]
     fn an_emote_uuid_is_stable_and_differs_by_id() {

@@ -25,6 +25,7 @@ pub mod animation;
 pub mod bones;
 mod bytes;
 pub mod file;
+pub mod fit;
 mod frame;
 #[cfg(test)]
 mod tests;

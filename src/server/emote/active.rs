@@ -56,6 +56,9 @@ pub struct ActiveEmote {
     pub(super) skin_bound: Vec<bool>,
     /// The participants the skins were last dressed for (initiator, partner).
     pub(super) skins_dressed: Option<(Entity, Option<Entity>)>,
+    /// True when every Animation it plays has a bone form: modded viewers
+    /// see the initiator's body in bones ([`super::bone_view`]).
+    pub(super) bone_drawn: bool,
 }
 
 /// A skin-bound node's head turned half a turn about its Y axis, applied
@@ -212,7 +215,14 @@ impl ActiveEmote {
             restore_layer: None,
             duo,
             skins_dressed: None,
+            bone_drawn: false,
         }
+    }
+
+    /// Whether modded viewers see the initiator's body in bones rather
+    /// than displays (the module docs of `bone_view`).
+    pub fn is_bone_drawn(&self) -> bool {
+        self.bone_drawn
     }
 
     /// The matched partner of a two-player Sequence.

@@ -28,6 +28,7 @@
 
 mod active;
 mod advance;
+mod bone_view;
 mod displays;
 pub mod duo;
 mod duo_state;
@@ -40,6 +41,7 @@ use valence::prelude::*;
 
 use self::active::*;
 use self::advance::*;
+use self::bone_view::*;
 use self::displays::*;
 use self::send::*;
 use self::start::*;
@@ -54,6 +56,7 @@ pub use active::{
     ActiveEmote, DisplayUpdatePolicy, EmoteCooldowns, HiddenPlayersLayer, Riding,
     SimulatedWallClock, StopWatch,
 };
+pub use bone_view::VanillaHiddenLayers;
 pub use duo_state::{Duo, DuoStage, EmotePartner, JoinedThisTick};
 pub use send::EmotePlans;
 
@@ -66,6 +69,7 @@ impl Plugin for EmotePlaybackPlugin {
             .init_resource::<EmoteCooldowns>()
             .init_resource::<JoinedThisTick>()
             .init_resource::<EmotePlans>()
+            .init_resource::<VanillaHiddenLayers>()
             .add_systems(Startup, create_hidden_players_layer)
             .add_systems(
                 Update,
@@ -84,6 +88,7 @@ impl Plugin for EmotePlaybackPlugin {
                     duo::watch_partners,
                     end_emotes_of_leaving_players,
                     despawn_orphan_displays,
+                    show_hidden_bodies_to_bone_viewers,
                     report_failed_emotes,
                 )
                     .chain()

@@ -6,14 +6,16 @@
 use valence::prelude::*;
 
 use super::active::*;
+use super::bone_view::*;
 use super::displays::*;
 use super::duo_state::*;
 use super::stop::*;
-use crate::format::node::NodeKind;
+use crate::format::node::{NodeKind, Participant};
 use crate::playback::session::{prepare, PlayRefusal, PlayRequest};
 use crate::server::emote_library::EmoteLibrary;
 use crate::server::events::{
-    DisplayAudience, EmoteCommandEvent, EmoteDisplay, EmoteEndedEvent, EndReason, PlayEmoteRequest,
+    BoneDrawn, DisplayAudience, EmoteCommandEvent, EmoteDisplay, EmoteEndedEvent, EndReason,
+    PlayEmoteRequest,
 };
 use crate::server::resource_pack::PackStatus;
 use crate::server::skin::PackSlices;
@@ -48,6 +50,7 @@ pub(super) fn start_requested_emotes(
     joined: Res<JoinedThisTick>,
     pack_slices: Option<Res<PackSlices>>,
     pack_statuses: Query<&PackStatus>,
+    mut vanilla_hidden: ResMut<VanillaHiddenLayers>,
 ) {
     let pack_viewers =
         pack_slices.is_some() && pack_statuses.iter().any(|status| status.is_loaded());
@@ -83,6 +86,7 @@ pub(super) fn start_requested_emotes(
         };
         let duo = prepared.two_player.map(Duo::new);
         let mut playback = ActiveEmote::new(prepared.state, duo);
+        playback.bone_drawn = is_bone_drawn(&playback.state, &library.0);
         // The cap is checked before anything is spawned; a replaced emote's
         // displays are about to go.
         // Counted whenever a pack is served: they are added as soon as a
@@ -151,9 +155,32 @@ pub(super) fn start_requested_emotes(
                 spawn_display(&mut commands, kind, visible_layer, root, owner, role)
             })
             .collect();
+        if playback.bone_drawn {
+            // Modded viewers draw the initiator's body with bones, and the
+            // item in their hand on it.
+            let body = playback
+                .skins
+                .iter()
+                .filter(|skin| skin.participant == Participant::Initiator)
+                .map(|skin| skin.union);
+            let hands = playback
+                .hands
+                .iter()
+                .filter(|hand| !hand.partner)
+                .map(|hand| hand.union);
+            for union in body.chain(hands) {
+                if let Some(Some(display)) = playback.displays.get(union) {
+                    commands.entity(*display).insert(BoneDrawn);
+                }
+            }
+        }
         if let (true, Some(hidden)) = (playback.state.player_hidden, &hidden_layer) {
             playback.restore_layer = Some(visible_layer);
-            layer.0 = hidden.0;
+            layer.0 = if playback.bone_drawn {
+                vanilla_hidden.of(visible_layer, &mut commands, &server)
+            } else {
+                hidden.0
+            };
         }
         cooldowns.0.start(
             uuid.0,

@@ -21,7 +21,8 @@ use valence::prelude::*;
 
 use super::active::*;
 use super::displays::*;
-use crate::server::events::DisplayAudience;
+use crate::format::node::Participant;
+use crate::server::events::{BoneDrawn, DisplayAudience};
 use crate::server::resource_pack::PackStatus;
 use crate::server::skin::PackSlices;
 
@@ -87,6 +88,9 @@ pub(super) fn add_pack_twins(
             commands
                 .entity(fallback)
                 .insert(DisplayAudience::WithoutPack);
+            if playback.bone_drawn && skin.participant == Participant::Initiator {
+                commands.entity(entity).insert(BoneDrawn);
+            }
             twins[skin.union] = Some(PackTwin {
                 entity,
                 offset_blocks: 0.0,

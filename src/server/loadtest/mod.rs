@@ -30,7 +30,9 @@
 //!   ticks are measured ([`downloads`]); without it the pack is not served
 //!   at all;
 //! - `--open-wheels` has every viewer open the emote wheel on every
-//!   measured tick ([`crate::server::wheel`]).
+//!   measured tick ([`crate::server::wheel`]);
+//! - `--modded-fraction F` makes that share of the viewers Emotecraft
+//!   clients and reports their bytes apart ([`modded`]).
 //!
 //! Keep-alives are disabled (no client would answer them), and the wall
 //! clock `server_sync` emotes follow is the tick counter (ticks run back to
@@ -43,6 +45,7 @@
 
 pub mod clients;
 pub mod downloads;
+pub mod modded;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -59,6 +62,7 @@ pub use self::clients::{
     join_counting_client_with, PacketBreakdown,
 };
 use self::downloads::{sized_pack, PackDownloadReport, PackDownloads};
+use self::modded::{make_modded, modded_viewers, ModdedReport, SplitCounters};
 use crate::format::settings::PlaybackMode;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
@@ -140,6 +144,10 @@ pub struct LoadtestOptions {
     /// worst case of issue 15's "100 players open it in the same tick".
     #[arg(long)]
     pub open_wheels: bool,
+    /// The share of the viewers that are Emotecraft clients, from 0 to 1
+    /// (they get bones, not body displays; their bytes are reported apart).
+    #[arg(long, default_value_t = 0.0)]
+    pub modded_fraction: f64,
 }
 
 impl Default for LoadtestOptions {
@@ -161,6 +169,7 @@ impl Default for LoadtestOptions {
             pack_downloads: 0,
             pack_bytes: DEFAULT_PACK_BYTES,
             open_wheels: false,
+            modded_fraction: 0.0,
         }
     }
 }
@@ -197,6 +206,10 @@ pub struct LoadtestReport {
     /// With `--open-wheels`: the players with a wheel open at the end.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wheels_open: Option<usize>,
+    /// With `--modded-fraction` above 0: the modded and vanilla viewers'
+    /// bytes apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modded: Option<ModdedReport>,
 }
 
 /// Why a load test could not run.
@@ -211,6 +224,9 @@ pub enum LoadtestError {
     /// A spacing out of range.
     #[error("--spacing-blocks must be from 0 to 1000, found {0}")]
     Spacing(f64),
+    /// A modded fraction out of range.
+    #[error("--modded-fraction must be from 0 to 1, found {0}")]
+    ModdedFraction(f64),
     /// A display option out of its range (the message names the
     /// configuration option the flag sets).
     #[error("{0} (set by --display-view-scale, --tolerance-blocks or --tolerance-degrees)")]
@@ -284,6 +300,9 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     if !(0.0..=1000.0).contains(&options.spacing_blocks) {
         return Err(LoadtestError::Spacing(options.spacing_blocks));
     }
+    if !(0.0..=1.0).contains(&options.modded_fraction) {
+        return Err(LoadtestError::ModdedFraction(options.modded_fraction));
+    }
     let serve_pack = options.pack_downloads > 0;
     if options.pack_downloads > MAX_CONNECTIONS
         || !(1..=MAX_PACK_BYTES).contains(&options.pack_bytes)
@@ -356,6 +375,15 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         app.update();
     }
 
+    let mut split = (options.modded_fraction > 0.0).then(|| {
+        let modded = modded_viewers(options.viewers, options.modded_fraction);
+        for (entity, _) in entities.iter().zip(&modded).filter(|(_, m)| **m) {
+            make_modded(&mut app, *entity);
+        }
+        app.update(); // their CONFIG answer's effects
+        SplitCounters::new(modded, &counters)
+    });
+
     // Start the playbacks over the warm-up, shuffled with the seed.
     let total_weight: u32 = choices.iter().map(|(_, w)| w).sum();
     let mut rng = StepRng::new(options.seed);
@@ -400,6 +428,9 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
             .sum()
     };
     let before = viewer_bytes(&counters);
+    if let Some(split) = &mut split {
+        split.start_measuring(&counters);
+    }
     if let Some(map) = &breakdown {
         if let Ok(mut map) = map.lock() {
             map.clear();
@@ -464,6 +495,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         }),
         pack_downloads,
         wheels_open,
+        modded: split.map(|s| s.finish(&counters, options.modded_fraction, seconds)),
     })
 }
 

@@ -38,9 +38,12 @@
 //!   (`stream.rs`), and go into their own wheel as FILE packets after
 //!   their CONFIG (`files.rs`).
 //!
-//! Left for later slices of issue 16: drawing modded players' emotes with
-//! display entities for vanilla players, the per-viewer form (no display
-//! copies of skin-bound parts for modded viewers).
+//! - **One form per viewer.** A modded player is a [`BoneViewer`]: the
+//!   body of a bone-drawn emote reaches them as bones only
+//!   ([`crate::server::emote`]'s `bone_view`, [`crate::server::cull`]).
+//!
+//! Left for a later slice of issue 16: drawing modded players' emotes with
+//! display entities for vanilla players.
 
 mod files;
 mod reach;
@@ -59,6 +62,7 @@ use crate::modded::emotecraft::{
     SUB_DISCOVERY, SUB_EMOTE,
 };
 use crate::server::config::Config;
+use crate::server::events::BoneViewer;
 
 /// Messages a player may send on the channel in one second (20 ticks);
 /// more are dropped.
@@ -278,7 +282,7 @@ fn handle_emotecraft_messages(
                 }
                 commands
                     .entity(sender)
-                    .insert(EmotecraftClient { versions });
+                    .insert((EmotecraftClient { versions }, BoneViewer));
             }
             Purpose::Stream | Purpose::Stop if modded.is_some() => {
                 packet.set_player(uuid.0, false);

@@ -1,24 +1,31 @@
 //! The server's own emotes to modded viewers: while a player plays an
 //! Animation that has a bone form ([`crate::library::bones`]), every
 //! Emotecraft player in the same world within the view distance gets it as
-//! a STREAM with the player's UUID, and a STOP when it ends, is stopped or
-//! gives way to a step without one (a Sequence streams each step that has
-//! a bone form, in turn).
+//! a STREAM with the player's UUID, and a STOP when it ends or is
+//! stopped (a Sequence streams each of its steps in turn).
+//!
+//! Only a bone-drawn playback streams (every Animation it plays has a bone
+//! form, [`crate::server::emote`]'s `bone_view`): modded viewers get no
+//! display copies of its body, so they must get the bones.
 //!
 //! The STREAM is kept in [`RelayedStreams`] like a relayed one, so a
 //! modded player whose CONFIG comes while it plays gets it at the tick it
-//! has reached. The player who plays is not sent their own STREAM: their
-//! view is the display entities, as every vanilla viewer's (the per-viewer
-//! form, bones instead of displays for modded viewers, is not built yet).
+//! has reached. A modded player who plays a server emote gets it too, as
+//! Emotecraft's own server does for emotes it starts: their client plays
+//! it on their own model. That copy, and its STOP, say `isForced`: the
+//! server ends the emote (its stop conditions), and the client neither
+//! stops it by itself nor tells the player it was blocked.
 //!
 //! While no modded player is online nothing is tracked, so a server of
 //! vanilla players pays nothing per tick for this. The first modded player
 //! to come gets what plays then on the next tick, from its start (tick 0)
 //! rather than from the tick it has reached.
 //!
-//! Bone forms are built the first time an emote streams and kept until the
-//! library changes; an emote whose bone form cannot be sampled (a Molang
-//! failure) logs once and streams nothing.
+//! Bone forms are sampled when the library loads ([`crate::library`]);
+//! their PlayerAnimator keyframes are built the first time an emote
+//! streams and kept until the library changes. An emote whose bone form
+//! cannot be sampled (a Molang failure, a load warning) has none, so it is
+//! drawn with displays for everyone.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -28,8 +35,7 @@ use valence::ident::ident;
 use valence::prelude::*;
 
 use super::{kept, EmotecraftClient, Reach, RelayedStreams};
-use crate::format::{EmoteFile, EmoteId};
-use crate::library::bones::bone_form;
+use crate::format::EmoteId;
 use crate::modded::emotecraft::animation::BoneAnimation;
 use crate::modded::emotecraft::bones::{bone_animation, emote_uuid, stream_packet};
 use crate::modded::emotecraft::stop_packet;
@@ -48,22 +54,10 @@ impl BoneAnimations {
         if let Some(known) = self.0.get(id) {
             return known.clone();
         }
-        let built = (|| {
-            let loaded = library.0.get(id.as_str())?;
-            let compiled = loaded.compiled.as_ref()?;
-            let EmoteFile::Animation(file) = &*loaded.file else {
-                return None;
-            };
-            match bone_form(compiled, file) {
-                Ok(form) => {
-                    form.map(|form| Arc::new(bone_animation(&form, emote_uuid(id.as_str()))))
-                }
-                Err(e) => {
-                    tracing::warn!("{id}: no bone form for modded clients: {e}");
-                    None
-                }
-            }
-        })();
+        let built = library.0.get(id.as_str()).and_then(|loaded| {
+            let form = loaded.bones.as_ref()?;
+            Some(Arc::new(bone_animation(form, emote_uuid(id.as_str()))))
+        });
         self.0.insert(id.clone(), built.clone());
         built
     }
@@ -125,28 +119,38 @@ pub(super) fn stream_server_emotes(
     let now = server.current_tick();
     let reach = Reach::of(&config);
     for (player, uuid, position, layer, active, streamed) in &players {
-        let playing = active.map(|a| a.state.current_animation());
+        let playing = active
+            .filter(|a| a.is_bone_drawn())
+            .map(|a| a.state.current_animation());
         if streamed.map(|s| &s.animation) == playing {
             continue;
         }
         let wanted = playing.and_then(|id| Some((id, animations.get(&library, id)?)));
-        let mut to_send = Vec::new();
+        // What the others get, and what the player gets if modded: the
+        // same, with the player's copy forced (the server ends it).
+        let mut to_others = Vec::new();
+        let mut to_player = Vec::new();
         if let Some(old) = streamed {
             if wanted.is_none() {
-                to_send.push(stop_packet(old.uuid, uuid.0).write());
+                let mut stop = stop_packet(old.uuid, uuid.0);
+                to_others.push(stop.write());
+                stop.set_player(uuid.0, true);
+                to_player.push(stop.write());
             }
             streams.0.remove(&player);
         }
         match wanted {
             Some((id, animation)) => {
-                let packet = stream_packet(&animation, 0, uuid.0);
+                let mut packet = stream_packet(&animation, 0, uuid.0);
                 if let Some(mut stream) = kept(&packet, now) {
                     stream
                         .sent_to
                         .extend(modded_viewers(&viewers, player, position.0, layer.0, reach));
                     streams.0.insert(player, stream);
                 }
-                to_send.push(packet.write());
+                to_others.push(packet.write());
+                packet.set_player(uuid.0, true);
+                to_player.push(packet.write());
                 commands.entity(player).insert(StreamedEmote {
                     animation: id.clone(),
                     uuid: animation.uuid,
@@ -158,12 +162,18 @@ pub(super) fn stream_server_emotes(
                 commands.entity(player).remove::<StreamedEmote>();
             }
         }
-        for viewer in modded_viewers(&viewers, player, position.0, layer.0, reach) {
+        let mut send = |viewer: Entity, messages: &[Vec<u8>]| {
             if let Ok(mut client) = clients.get_mut(viewer) {
-                for bytes in &to_send {
+                for bytes in messages {
                     client.send_custom_payload(ident!("emotecraft:emote"), bytes);
                 }
             }
+        };
+        for viewer in modded_viewers(&viewers, player, position.0, layer.0, reach) {
+            send(viewer, &to_others);
+        }
+        if viewers.contains(player) {
+            send(player, &to_player);
         }
     }
 }
