@@ -605,3 +605,114 @@ fn a_client_that_reads_headers_gets_the_body_emotes_for_its_own_wheel() {
     assert!(files.len() >= 4, "{names:?}");
     server.assert_log_clean();
 }
+
+/// An AnimationBinary v2 (protocol-notes §3.3) of `end_tick` ticks, not
+/// looped, with one part, `rightArm`, whose roll goes 0 → `raised`
+/// radians → 0 at ticks 0, 10 and `end_tick` (linear keys), every other
+/// axis disabled; then the emote's UUID (all 0x42).
+fn raised_arm_binary(end_tick: i32, raised: f32) -> Vec<u8> {
+    let mut b = Vec::new();
+    for v in [0, end_tick, end_tick] {
+        b.extend(v.to_be_bytes()); // beginTick, endTick, stopTick
+    }
+    b.push(0); // isLooped
+    b.extend(0_i32.to_be_bytes()); // returnTick
+    b.extend([0, 0, 9]); // isEasingBefore, nsfw, keyframeSize
+    b.extend(1_i32.to_be_bytes()); // one part
+    b.extend(8_i32.to_be_bytes());
+    b.extend(b"rightArm");
+    for axis in 0..8 {
+        if axis != 5 {
+            b.push(0); // disabled
+            b.extend(0_i32.to_be_bytes());
+            continue;
+        }
+        b.push(1);
+        b.extend(3_i32.to_be_bytes());
+        for (tick, value) in [(0, 0.0_f32), (10, raised), (end_tick, 0.0)] {
+            b.extend(tick.to_be_bytes());
+            b.extend(value.to_be_bytes());
+            b.push(0); // linear
+        }
+    }
+    b.extend([0x42; 16]);
+    b
+}
+
+#[test]
+fn a_modded_players_own_emote_is_relayed_to_modded_players_and_drawn_for_vanilla_ones() {
+    let mut server = Server::start();
+    let channel = json!({"event": "plugin_message", "channel": CHANNEL});
+    // Carol (vanilla) watches; bob (modded) waits for the answer and the relay.
+    let carol = server
+        .bot("carol")
+        .wait_spawn()
+        .wait_ms(7000)
+        .disconnect()
+        .spawn();
+    let bob = send(server.bot("bob").wait_spawn(), &client_config())
+        .wait_for(channel.clone(), 2, 20000)
+        .wait_ms(1500)
+        .disconnect()
+        .spawn();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // Alice (modded) plays a two-second emote from her own wheel.
+    let mut emote = 0_i32.to_be_bytes().to_vec();
+    emote.extend(raised_arm_binary(40, 2.0));
+    let stream = packet(1, &[(0, 2, emote.clone())]);
+    let alice =
+        send(server.bot("alice").wait_spawn(), &client_config()).wait_for(channel, 1, 10000);
+    let alice = send(alice, &stream).wait_ms(3000).disconnect().run();
+    let (carol, bob) = (carol.wait(), bob.wait());
+    alice.assert_ok();
+    carol.assert_ok();
+    bob.assert_ok();
+
+    // Bob got it relayed as sent, with alice's UUID, and no displays.
+    let alice_uuid = uuid_seen_by(&bob, "alice");
+    let relayed: Vec<Unpacked> = messages(&bob, CHANNEL)
+        .iter()
+        .map(|m| unpack(m))
+        .filter(|(purpose, _)| *purpose == 1)
+        .collect();
+    assert_eq!(relayed.len(), 1, "one STREAM");
+    let subs = &relayed[0].1;
+    assert_eq!(
+        &subs.iter().find(|s| s.0 == 0).expect("the emote").2,
+        &emote
+    );
+    let player = &subs.iter().find(|s| s.0 == 1).expect("a player").2;
+    assert_eq!(hex(&player[..16]), alice_uuid);
+    assert!(
+        bob.spawned_of("item_display").is_empty(),
+        "{}",
+        bob.describe()
+    );
+    // Carol saw alice's body drawn in her skin, and alice hidden for it.
+    assert!(!skin_displays(&carol).is_empty(), "{}", carol.describe());
+    let alice_for_carol: Vec<i32> = carol
+        .spawned()
+        .iter()
+        .filter(|s| s.username.as_deref() == Some("alice"))
+        .map(|s| s.entity_id)
+        .collect();
+    assert!(!alice_for_carol.is_empty());
+    assert!(carol.destroyed().contains(&alice_for_carol[0]), "hidden");
+    // The arm is raised: some display turns by more than 90° between two
+    // of its updates (2 rad of roll at tick 10), angle = 2·acos|q1·q2|.
+    let turned = skin_displays(&carol).iter().any(|id| {
+        let turns: Vec<[f64; 4]> = carol
+            .metadata_of(*id)
+            .iter()
+            .filter_map(|m| m.quat("left_rotation"))
+            .collect();
+        turns.iter().any(|a| {
+            turns.iter().any(|b| {
+                let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+                dot.abs() < std::f64::consts::FRAC_1_SQRT_2
+            })
+        })
+    });
+    assert!(turned, "an arm raised past 90°");
+    server.assert_log_clean();
+}

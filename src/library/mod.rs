@@ -112,6 +112,18 @@ impl Library {
         self.emotes.get(&id)
     }
 
+    /// Adds (or replaces, by id) an emote that no file holds: a modded
+    /// player's own emote, imported for one playback
+    /// ([`crate::server::emote_library::ClientEmotes`]).
+    pub fn insert(&mut self, emote: LoadedEmote) {
+        self.emotes.insert(emote.file.id().clone(), emote);
+    }
+
+    /// Removes the emote `id`, if there is one.
+    pub fn remove(&mut self, id: &EmoteId) -> Option<LoadedEmote> {
+        self.emotes.remove(id)
+    }
+
     /// Every emote, by id.
     pub fn iter(&self) -> impl Iterator<Item = (&EmoteId, &LoadedEmote)> {
         self.emotes.iter()

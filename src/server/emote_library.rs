@@ -18,6 +18,16 @@ pub struct EmoteFolders {
 #[derive(Resource, Clone, Debug, Default)]
 pub struct EmoteLibrary(pub Library);
 
+/// Emotes no file holds, each for one playback: a modded player's own
+/// emote from their Emotecraft wheel, imported so that vanilla players see
+/// it drawn with displays ([`crate::server::modded`]). Their ids are in the
+/// `emotecraft` namespace, `emotecraft:player/<uuid>`, one per player. A
+/// playback starts from here when its id is here, from [`EmoteLibrary`]
+/// otherwise; kept apart so that adding one rebuilds nothing (the pack,
+/// the wheels) that follows the files.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct ClientEmotes(pub Library);
+
 /// Loads the emote library at start-up and logs every problem.
 pub struct EmoteLibraryPlugin;
 

@@ -12,7 +12,7 @@ use super::duo_state::*;
 use super::stop::*;
 use crate::format::node::{NodeKind, Participant};
 use crate::playback::session::{prepare, PlayRefusal, PlayRequest};
-use crate::server::emote_library::EmoteLibrary;
+use crate::server::emote_library::{ClientEmotes, EmoteLibrary};
 use crate::server::events::{
     BoneDrawn, DisplayAudience, EmoteCommandEvent, EmoteDisplay, EmoteEndedEvent, EndReason,
     PlayEmoteRequest,
@@ -51,6 +51,7 @@ pub(super) fn start_requested_emotes(
     pack_slices: Option<Res<PackSlices>>,
     pack_statuses: Query<&PackStatus>,
     mut vanilla_hidden: ResMut<VanillaHiddenLayers>,
+    client_emotes: Option<Res<ClientEmotes>>,
 ) {
     let pack_viewers =
         pack_slices.is_some() && pack_statuses.iter().any(|status| status.is_loaded());
@@ -76,7 +77,12 @@ pub(super) fn start_requested_emotes(
             yaw_degrees: look.yaw,
             molang_budget_ops,
         };
-        let result = prepare(&play, &library.0, &cooldowns.0);
+        // A modded player's own emote is in its own library.
+        let source = match &client_emotes {
+            Some(client) if client.0.get(request.emote.as_str()).is_some() => &client.0,
+            _ => &library.0,
+        };
+        let result = prepare(&play, source, &cooldowns.0);
         let prepared = match result {
             Ok(p) => p,
             Err(refusal) => {
@@ -86,7 +92,7 @@ pub(super) fn start_requested_emotes(
         };
         let duo = prepared.two_player.map(Duo::new);
         let mut playback = ActiveEmote::new(prepared.state, duo);
-        playback.bone_drawn = is_bone_drawn(&playback.state, &library.0);
+        playback.bone_drawn = is_bone_drawn(&playback.state, source);
         // The cap is checked before anything is spawned; a replaced emote's
         // displays are about to go.
         // Counted whenever a pack is served: they are added as soon as a

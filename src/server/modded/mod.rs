@@ -42,13 +42,15 @@
 //!   body of a bone-drawn emote reaches them as bones only
 //!   ([`crate::server::emote`]'s `bone_view`, [`crate::server::cull`]).
 //!
-//! Left for a later slice of issue 16: drawing modded players' emotes with
-//! display entities for vanilla players.
+//! - **A modded player's own emotes** are drawn for vanilla players with
+//!   display entities on the humanoid rig in their skin (`draw.rs`).
 
+mod draw;
 mod files;
 mod reach;
 mod stream;
 
+pub use draw::{client_emote_id, DRAW_EVERY_TICKS, MAX_DRAWN_TICKS};
 pub use stream::{BoneAnimations, StreamedEmote};
 use valence::custom_payload::CustomPayloadEvent;
 use valence::ident::ident;
@@ -62,6 +64,7 @@ use crate::modded::emotecraft::{
     SUB_DISCOVERY, SUB_EMOTE,
 };
 use crate::server::config::Config;
+use crate::server::emote_library::ClientEmotes;
 use crate::server::events::BoneViewer;
 
 /// Messages a player may send on the channel in one second (20 ticks);
@@ -76,6 +79,9 @@ impl Plugin for EmotecraftPlugin {
         app.init_resource::<Config>()
             .init_resource::<RelayedStreams>()
             .init_resource::<stream::BoneAnimations>()
+            .init_resource::<draw::ClientEmoteInbox>()
+            .init_resource::<draw::LastDrawn>()
+            .init_resource::<ClientEmotes>()
             .add_systems(
                 Update,
                 (
@@ -84,6 +90,7 @@ impl Plugin for EmotecraftPlugin {
                     stream::stream_server_emotes,
                     reach::catch_up_in_reach,
                     files::send_emote_files,
+                    draw::draw_client_emotes,
                 )
                     .chain(),
             );
@@ -206,6 +213,7 @@ fn handle_emotecraft_messages(
     server: Res<Server>,
     mut streams: ResMut<RelayedStreams>,
     mut players: Players,
+    mut inbox: ResMut<draw::ClientEmoteInbox>,
 ) {
     let now = server.current_tick();
     let second = now / 20;
@@ -287,6 +295,23 @@ fn handle_emotecraft_messages(
             Purpose::Stream | Purpose::Stop if modded.is_some() => {
                 packet.set_player(uuid.0, false);
                 let bytes = packet.write();
+                // Also drawn for vanilla players (`draw.rs`).
+                let drawn = match packet.purpose {
+                    Purpose::Stream => packet
+                        .sub(SUB_EMOTE)
+                        .and_then(|s| read_emote(&s.payload, 0).ok())
+                        .map(|(_, animation)| draw::ClientEmoteMessage::Stream {
+                            player: sender,
+                            uuid: uuid.0,
+                            name: name.0.clone(),
+                            animation: Box::new(animation),
+                        }),
+                    _ => Some(draw::ClientEmoteMessage::Stop {
+                        player: sender,
+                        uuid: uuid.0,
+                    }),
+                };
+                inbox.0.extend(drawn);
                 match packet.purpose {
                     Purpose::Stream => match kept(&packet, now) {
                         Some(stream) => {

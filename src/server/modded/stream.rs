@@ -41,7 +41,7 @@ use crate::modded::emotecraft::bones::{bone_animation, emote_uuid, stream_packet
 use crate::modded::emotecraft::stop_packet;
 use crate::server::config::Config;
 use crate::server::emote::ActiveEmote;
-use crate::server::emote_library::EmoteLibrary;
+use crate::server::emote_library::{ClientEmotes, EmoteLibrary};
 
 /// Each Animation's bone form as PlayerAnimator keyframes (`None`: it has
 /// none), built on first use, forgotten when the library changes.
@@ -109,6 +109,7 @@ pub(super) fn stream_server_emotes(
     players: Query<Streamer>,
     viewers: Query<(Entity, &Position, &VisibleChunkLayer), With<EmotecraftClient>>,
     mut clients: Query<&mut Client>,
+    client_emotes: Res<ClientEmotes>,
 ) {
     if library.is_changed() {
         animations.0.clear();
@@ -119,8 +120,10 @@ pub(super) fn stream_server_emotes(
     let now = server.current_tick();
     let reach = Reach::of(&config);
     for (player, uuid, position, layer, active, streamed) in &players {
+        // A modded player's own emote reaches modded viewers as they sent
+        // it (the relay), not again from here.
         let playing = active
-            .filter(|a| a.is_bone_drawn())
+            .filter(|a| a.is_bone_drawn() && client_emotes.0.get(a.emote().as_str()).is_none())
             .map(|a| a.state.current_animation());
         if streamed.map(|s| &s.animation) == playing {
             continue;
