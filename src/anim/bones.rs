@@ -298,12 +298,14 @@ impl BoneBinding {
 /// be undone) and its bend (none when either slice cannot be undone).
 fn joint_move(pose: &Pose, nodes: &JointNodes) -> (Option<Affine3A>, Option<Bend>) {
     let driver = moved(pose, nodes.driver);
-    let bend = nodes.bending.map(|bending| match (driver, moved(pose, bending)) {
-        (Some(driver), Some(bending)) => {
-            bend_between(rotation_of(&driver), rotation_of(&bending))
-        }
-        _ => Bend::NONE,
-    });
+    let bend = nodes
+        .bending
+        .map(|bending| match (driver, moved(pose, bending)) {
+            (Some(driver), Some(bending)) => {
+                bend_between(rotation_of(&driver), rotation_of(&bending))
+            }
+            _ => Bend::NONE,
+        });
     (driver, bend)
 }
 

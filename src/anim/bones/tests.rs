@@ -150,7 +150,10 @@ fn a_bow_bends_the_torso_and_the_head_comes_out_with_the_bend_taken_off() {
     let frames = frames_of(&[("spine", [50.0, 0.0, 0.0])]);
     let torso = frame(&frames, BodyJoint::Torso);
     assert_turn(&torso, Quat::IDENTITY);
-    assert!(torso.pivot.abs_diff_eq(Vec3::new(0.0, 1.5, 0.0), 1e-5), "{torso:?}");
+    assert!(
+        torso.pivot.abs_diff_eq(Vec3::new(0.0, 1.5, 0.0), 1e-5),
+        "{torso:?}"
+    );
     assert_bend(&torso, 0.0, 50.0);
     // The head turns with the spine in the file: D = T(w)·R_x(50°)·T(−w)
     // about the waist w = (0, 1.125, 0). PlayerAnimator turns it by the
@@ -158,12 +161,19 @@ fn a_bow_bends_the_torso_and_the_head_comes_out_with_the_bend_taken_off() {
     // no turn of its own and the pivot at rest (the neck does not turn).
     let head = frame(&frames, BodyJoint::Head);
     assert_turn(&head, Quat::IDENTITY);
-    assert!(head.pivot.abs_diff_eq(BodyJoint::Head.rest_pivot(), 1e-5), "{head:?}");
+    assert!(
+        head.pivot.abs_diff_eq(BodyJoint::Head.rest_pivot(), 1e-5),
+        "{head:?}"
+    );
     assert_eq!(head.bend, None);
     // The arm, carried by the spine the same way, is at rest as well.
     let arm = frame(&frames, BodyJoint::RightArm);
     assert_turn(&arm, Quat::IDENTITY);
-    assert!(arm.pivot.abs_diff_eq(BodyJoint::RightArm.rest_pivot(), 1e-5), "{arm:?}");
+    assert!(
+        arm.pivot
+            .abs_diff_eq(BodyJoint::RightArm.rest_pivot(), 1e-5),
+        "{arm:?}"
+    );
     assert_bend(&arm, 0.0, 0.0);
 }
 
@@ -184,14 +194,22 @@ fn an_arm_raised_while_the_torso_bends_keeps_only_its_own_turn() {
     ]);
     let arm = frame(&frames, BodyJoint::RightArm);
     assert_turn(&arm, Quat::from_rotation_x(-FRAC_PI_2));
-    assert!(arm.pivot.abs_diff_eq(BodyJoint::RightArm.rest_pivot(), 1e-5), "{arm:?}");
+    assert!(
+        arm.pivot
+            .abs_diff_eq(BodyJoint::RightArm.rest_pivot(), 1e-5),
+        "{arm:?}"
+    );
     assert_bend(&arm, std::f32::consts::PI, 30.0);
     assert_bend(&frame(&frames, BodyJoint::Torso), 0.0, 50.0);
     // The legs are not upper parts: the right leg, hanging from the hips,
     // stays at rest (turning it by W⁻¹ would swing it back 50°).
     let leg = frame(&frames, BodyJoint::RightLeg);
     assert_turn(&leg, Quat::IDENTITY);
-    assert!(leg.pivot.abs_diff_eq(BodyJoint::RightLeg.rest_pivot(), 1e-5), "{leg:?}");
+    assert!(
+        leg.pivot
+            .abs_diff_eq(BodyJoint::RightLeg.rest_pivot(), 1e-5),
+        "{leg:?}"
+    );
 }
 
 #[test]
@@ -204,9 +222,15 @@ fn the_lower_torso_slice_drives_the_torso_joint() {
     let frames = frames_of(&[("hips", [0.0, 30.0, 0.0])]);
     let torso = frame(&frames, BodyJoint::Torso);
     assert_turn(&torso, Quat::from_rotation_y(30f32.to_radians()));
-    assert!(torso.pivot.abs_diff_eq(Vec3::new(0.0, 1.5, 0.0), 1e-5), "{torso:?}");
+    assert!(
+        torso.pivot.abs_diff_eq(Vec3::new(0.0, 1.5, 0.0), 1e-5),
+        "{torso:?}"
+    );
     assert_bend(&torso, 0.0, 0.0);
-    assert_turn(&frame(&frames, BodyJoint::Head), Quat::from_rotation_y(30f32.to_radians()));
+    assert_turn(
+        &frame(&frames, BodyJoint::Head),
+        Quat::from_rotation_y(30f32.to_radians()),
+    );
 }
 
 #[test]
@@ -218,5 +242,8 @@ fn the_upper_parts_turn_is_about_the_rest_waist() {
         angle_radians: FRAC_PI_2,
     });
     let neck = turn.transform_point3(Vec3::new(0.0, 1.5, 0.0));
-    assert!(neck.abs_diff_eq(Vec3::new(0.0, 1.125, 0.375), 1e-5), "{neck}");
+    assert!(
+        neck.abs_diff_eq(Vec3::new(0.0, 1.125, 0.375), 1e-5),
+        "{neck}"
+    );
 }

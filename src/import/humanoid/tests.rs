@@ -110,5 +110,8 @@ fn a_torso_bend_turns_the_spine_and_carries_the_head_about_the_vanilla_waist() {
     assert!(tracks["spine"].get("position").is_none(), "{tracks}");
     assert!(tracks["neck"].get("rotation").is_none(), "{tracks}");
     // Constant over the clip: one key per track.
-    assert_eq!(tracks["spine"]["rotation"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        tracks["spine"]["rotation"].as_array().map(Vec::len),
+        Some(1)
+    );
 }

@@ -303,7 +303,10 @@ mod tests {
         assert!(hold.is_looped);
         assert_eq!((hold.return_tick, hold.end_tick), (10, 10));
         for a in [once, hold] {
-            assert_eq!(a.parts[0].axes[5].keyframes.last().map(|k| k.tick), Some(10));
+            assert_eq!(
+                a.parts[0].axes[5].keyframes.last().map(|k| k.tick),
+                Some(10)
+            );
         }
     }
 
