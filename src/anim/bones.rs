@@ -51,6 +51,10 @@
 //! S · T(−w)`, `S` the torso's swing, `w` the rest waist. An upper part
 //! whose file move is `D` is written as `W⁻¹ · D`, so PlayerAnimator's
 //! turn lands it where the file puts it. The legs are not upper parts.
+//! The head's and arms' rotations come out exact; a body whose waist is
+//! not vanilla's turns its upper parts about another point, which the
+//! pivot makes up for (emoted's template, its waist at 1.0546875, bowed
+//! 50°: the head's pivot 0.054 block forward and 0.025 up of its rest).
 //!
 //! Only parts bound to the `initiator`'s skin under an `initiator`-space
 //! root form bones (a partner's parts and scene-space copies stay display

@@ -195,7 +195,7 @@ fn hold_through_delay(values: &mut Vec<f32>, held_ticks: usize, tolerance: f32) 
         return;
     };
     if (last - first).abs() > tolerance {
-        values.extend(std::iter::repeat(last).take(held_ticks));
+        values.extend(std::iter::repeat_n(last, held_ticks));
     }
 }
 
