@@ -100,7 +100,12 @@ fn frames_of(rotations: &[(&str, [f32; 3])]) -> Vec<(BodyJoint, JointFrame)> {
     let file = json!({"type": "animation", "schema_version": 4, "id": "test:body",
         "metadata": {"name": "Body"}, "settings": {}, "nodes": nodes,
         "timeline": {"duration": "1t", "tracks": tracks}});
-    let report = parse_emote_value(&file);
+    frames_at_zero(&file)
+}
+
+/// The joint frames of `file` (JSON) at tick 0.
+fn frames_at_zero(file: &Value) -> Vec<(BodyJoint, JointFrame)> {
+    let report = parse_emote_value(file);
     let Some(EmoteFile::Animation(file)) = report.file else {
         panic!("test file invalid: {:?}", report.problems);
     };
@@ -246,4 +251,29 @@ fn the_upper_parts_turn_is_about_the_rest_waist() {
         neck.abs_diff_eq(Vec3::new(0.0, 1.125, 0.375), 1e-5),
         "{neck}"
     );
+}
+
+#[test]
+fn the_templates_lower_waist_moves_the_bowed_heads_pivot() {
+    // emoted's template has its waist s at 1.0546875, 0.0703125 below
+    // vanilla's w. Bowed 50° at s, the head's move is D = T(s)·R·T(−s) and
+    // it is written as W⁻¹·D with W = T(w)·R·T(−w): no turn, and the rest
+    // pivot p goes to p + (I − R⁻¹)·(w − s) = p + 0.0703125·(0, 1 − cos
+    // 50°, sin 50°) = p + (0, 0.025116, 0.053862).
+    let mut file: Value =
+        serde_json::from_str(include_str!("../../../emotes/humanoid_template.json"))
+            .expect("the template is JSON");
+    file["timeline"] = json!({"duration": "1t",
+        "tracks": {"spine": {"rotation": [{"time": "0t", "value": [50, 0, 0]}]}}});
+    let frames = frames_at_zero(&file);
+    let head = frame(&frames, BodyJoint::Head);
+    assert_turn(&head, Quat::IDENTITY);
+    let gap = 0.070_312_5_f32;
+    let (sin, cos) = 50f32.to_radians().sin_cos();
+    let expected = BodyJoint::Head.rest_pivot() + Vec3::new(0.0, gap * (1.0 - cos), gap * sin);
+    assert!(
+        head.pivot.abs_diff_eq(expected, 1e-5),
+        "{head:?} vs {expected}"
+    );
+    assert_bend(&frame(&frames, BodyJoint::Torso), 0.0, 50.0);
 }
