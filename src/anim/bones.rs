@@ -21,13 +21,40 @@
 //! times the angle.
 //!
 //! A part cut into slices (`order` 0 above, 1 below: the template's upper
-//! arm and forearm, thigh and shin, upper and lower torso) drives its joint
-//! from the **upper** slice and its **bend** from the lower one, as
-//! PlayerAnimator's bend does: the lower slice's rotation relative to the
-//! upper one, `B = R_upper⁻¹ · R_lower`, split into a twist about the
-//! limb's own Y axis (dropped: a bend cannot twist) and a swing about an
-//! axis in the limb's XZ plane. The swing is the bend: its angle, and the
-//! direction of its axis as a turn about Y from +X (`axis = R_y(φ) · X̂`).
+//! arm and forearm, thigh and shin, upper and lower torso) bends as
+//! PlayerAnimator bends it. One slice **drives** the joint (its rotation
+//! and pivot) and the other gives the **bend**, its rotation relative to
+//! the driver, `B = R_driver⁻¹ · R_other`, split into a twist about the
+//! part's own Y axis (dropped: a bend cannot twist) and a swing about an
+//! axis in its XZ plane. The swing is the bend: its angle, and the
+//! direction of its axis as a turn about Y from +X (`axis = R_y(φ) · X̂`,
+//! [`Bend::turn`]).
+//!
+//! - A **limb** (arm, leg) keeps its upper half and bends its lower half
+//!   (PlayerAnimator's `Direction.UP`): the upper slice drives, the lower
+//!   one bends.
+//! - The **torso** keeps its lower half and bends its upper half
+//!   (`Direction.DOWN`): the lower slice (the one nearer the legs) drives,
+//!   so its move carries the neck pivot, and the upper slice bends about
+//!   the waist.
+//!
+//! A torso bend also carries the **upper parts**, the head and both arms:
+//! PlayerAnimator draws them through an extra turn `W` about the vanilla
+//! model's rest waist ([`WAIST_HEIGHT_BLOCKS`]) by the torso's swing, in
+//! the model's own frame, whatever the torso's turn and offset
+//! ([`upper_parts_turn`]). The model frame is the player's turned half a
+//! turn about X (`C`), and PlayerAnimator's turn is about model axis
+//! `(cos(−a), 0, sin(−a))` by the bend angle, `a` the bend axis it is
+//! sent; [`crate::modded::emotecraft::bones`] sends `a = −φ`, and `C`
+//! takes that model axis to the player's `(cos φ, 0, −sin φ)`, the swing's
+//! own axis, and keeps the angle. So in the player's frame `W = T(w) ·
+//! S · T(−w)`, `S` the torso's swing, `w` the rest waist. An upper part
+//! whose file move is `D` is written as `W⁻¹ · D`, so PlayerAnimator's
+//! turn lands it where the file puts it. The legs are not upper parts.
+//! The head's and arms' rotations come out exact; a body whose waist is
+//! not vanilla's turns its upper parts about another point, which the
+//! pivot makes up for (emoted's template, its waist at 1.0546875, bowed
+//! 50°: the head's pivot 0.054 block forward and 0.025 up of its rest).
 //!
 //! Only parts bound to the `initiator`'s skin under an `initiator`-space
 //! root form bones (a partner's parts and scene-space copies stay display
@@ -109,13 +136,47 @@ impl BodyJoint {
     }
 }
 
-/// A joint's bend: the lower half turned against the upper one.
+/// How high the vanilla model's waist is at rest, in blocks: 6 px below
+/// the neck, where PlayerAnimator turns the upper parts for a torso bend.
+pub const WAIST_HEIGHT_BLOCKS: f32 = 1.125;
+
+/// A joint's bend: for a limb its lower half turned against the upper
+/// one, for the torso its upper half turned against the lower one.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bend {
-    /// The bend's axis as a turn about the limb's Y from +X, radians.
+    /// The bend's axis as a turn about the part's Y from +X, radians.
     pub axis_radians: f32,
-    /// How far the lower half turns about that axis, radians (≥ 0).
+    /// How far the bending half turns about that axis, radians (≥ 0 as
+    /// [`bend_between`] gives it).
     pub angle_radians: f32,
+}
+
+impl Bend {
+    /// No bend.
+    pub const NONE: Bend = Bend {
+        axis_radians: 0.0,
+        angle_radians: 0.0,
+    };
+
+    /// The bend as a turn: about `R_y(φ)·X̂ = (cos φ, 0, −sin φ)` by the
+    /// angle (right-handed), in the driving half's frame.
+    pub fn turn(self) -> Quat {
+        if self.angle_radians == 0.0 || !self.angle_radians.is_finite() {
+            return Quat::IDENTITY;
+        }
+        let axis = Vec3::new(self.axis_radians.cos(), 0.0, -self.axis_radians.sin());
+        Quat::from_axis_angle(axis, self.angle_radians)
+    }
+}
+
+/// PlayerAnimator's extra turn of the upper parts (head and arms) for a
+/// torso bend, in the player's frame: `T(w) · bend.turn() · T(−w)`, `w`
+/// the rest waist (module docs).
+pub fn upper_parts_turn(bend: Bend) -> Affine3A {
+    let waist = Vec3::new(0.0, WAIST_HEIGHT_BLOCKS, 0.0);
+    Affine3A::from_translation(waist)
+        * Affine3A::from_quat(bend.turn())
+        * Affine3A::from_translation(-waist)
 }
 
 /// One joint's pose at one tick, in the player's frame.
@@ -135,10 +196,7 @@ impl JointFrame {
         JointFrame {
             rotation: Quat::IDENTITY,
             pivot: joint.rest_pivot(),
-            bend: bends.then_some(Bend {
-                axis_radians: 0.0,
-                angle_radians: 0.0,
-            }),
+            bend: bends.then_some(Bend::NONE),
         }
     }
 }
@@ -147,10 +205,12 @@ impl JointFrame {
 #[derive(Clone, Debug)]
 struct JointNodes {
     joint: BodyJoint,
-    /// The upper (lowest `order`) slice: its rig index and rest inverse.
-    upper: (usize, Affine3A),
-    /// The next slice below, when the part is cut.
-    lower: Option<(usize, Affine3A)>,
+    /// The slice that drives the joint (the upper one of a limb, the lower
+    /// one of a cut torso): its rig index and rest inverse.
+    driver: (usize, Affine3A),
+    /// The slice whose turn against the driver is the bend, when the part
+    /// is cut.
+    bending: Option<(usize, Affine3A)>,
 }
 
 /// The rig nodes that drive the player's joints in one Animation.
@@ -183,47 +243,74 @@ impl BoneBinding {
                 .collect();
             slices.sort_by_key(|(order, _)| *order);
             let mut slices = slices.into_iter().map(|(_, i)| (i, rest[i].inverse()));
-            if let Some(upper) = slices.next() {
-                joints.push(JointNodes {
-                    joint,
-                    upper,
-                    lower: slices.next(),
-                });
-            }
+            let (Some(upper), lower) = (slices.next(), slices.next()) else {
+                continue;
+            };
+            let (driver, bending) = match (joint, lower) {
+                (BodyJoint::Torso, Some(lower)) => (lower, Some(upper)),
+                (_, lower) => (upper, lower),
+            };
+            joints.push(JointNodes {
+                joint,
+                driver,
+                bending,
+            });
         }
         (!joints.is_empty()).then_some(BoneBinding { joints })
     }
 
     /// The joints, with whether each bends.
     pub fn joints(&self) -> impl Iterator<Item = (BodyJoint, bool)> + '_ {
-        self.joints.iter().map(|j| (j.joint, j.lower.is_some()))
+        self.joints.iter().map(|j| (j.joint, j.bending.is_some()))
     }
 
     /// Each joint's frame in `pose` (a pose of the bound rig), in the order
-    /// of [`BoneBinding::joints`]. A part whose transform cannot be undone
-    /// (a zero scale) keeps its rest.
+    /// of [`BoneBinding::joints`], the head and arms with the torso's bend
+    /// taken off ([`upper_parts_turn`]). A part whose transform cannot be
+    /// undone (a zero scale) keeps its rest.
     pub fn frames(&self, pose: &Pose, out: &mut Vec<JointFrame>) {
         out.clear();
+        let torso_bend = self
+            .joints
+            .iter()
+            .find(|nodes| nodes.joint == BodyJoint::Torso)
+            .and_then(|nodes| joint_move(pose, nodes).1)
+            .unwrap_or(Bend::NONE);
+        let undo_torso_bend = upper_parts_turn(torso_bend).inverse();
         for nodes in &self.joints {
-            let Some(upper) = moved(pose, nodes.upper) else {
-                out.push(JointFrame::rest(nodes.joint, nodes.lower.is_some()));
+            let (driver, bend) = joint_move(pose, nodes);
+            let Some(driver) = driver else {
+                out.push(JointFrame::rest(nodes.joint, nodes.bending.is_some()));
                 continue;
             };
-            let rotation = rotation_of(&upper);
-            let bend = nodes.lower.map(|lower| match moved(pose, lower) {
-                Some(lower) => bend_between(rotation, rotation_of(&lower)),
-                None => Bend {
-                    axis_radians: 0.0,
-                    angle_radians: 0.0,
-                },
-            });
+            let driver = match nodes.joint {
+                BodyJoint::Head | BodyJoint::RightArm | BodyJoint::LeftArm => {
+                    undo_torso_bend * driver
+                }
+                BodyJoint::Torso | BodyJoint::RightLeg | BodyJoint::LeftLeg => driver,
+            };
             out.push(JointFrame {
-                rotation,
-                pivot: upper.transform_point3(nodes.joint.rest_pivot()),
+                rotation: rotation_of(&driver),
+                pivot: driver.transform_point3(nodes.joint.rest_pivot()),
                 bend,
             });
         }
     }
+}
+
+/// One joint's driving move `M · rest⁻¹` in `pose` (`None` when it cannot
+/// be undone) and its bend (none when either slice cannot be undone).
+fn joint_move(pose: &Pose, nodes: &JointNodes) -> (Option<Affine3A>, Option<Bend>) {
+    let driver = moved(pose, nodes.driver);
+    let bend = nodes
+        .bending
+        .map(|bending| match (driver, moved(pose, bending)) {
+            (Some(driver), Some(bending)) => {
+                bend_between(rotation_of(&driver), rotation_of(&bending))
+            }
+            _ => Bend::NONE,
+        });
+    (driver, bend)
 }
 
 /// `M · rest⁻¹` of one slice, when finite.
@@ -242,9 +329,10 @@ fn rotation_of(transform: &Affine3A) -> Quat {
     }
 }
 
-/// The swing of `lower` against `upper` about an axis in the XZ plane.
-pub fn bend_between(upper: Quat, lower: Quat) -> Bend {
-    let relative = (upper.inverse() * lower).normalize();
+/// The swing of `bending` against `driver` (the half that bends against
+/// the half that drives the joint) about an axis in the XZ plane.
+pub fn bend_between(driver: Quat, bending: Quat) -> Bend {
+    let relative = (driver.inverse() * bending).normalize();
     // Twist about Y: the Y part of the quaternion; the swing is the rest.
     let twist = Quat::from_xyzw(0.0, relative.y, 0.0, relative.w);
     let twist = if twist.length_squared() > 1e-12 {
@@ -255,10 +343,7 @@ pub fn bend_between(upper: Quat, lower: Quat) -> Bend {
     let swing = relative * twist.inverse();
     let (axis, angle) = swing.to_axis_angle();
     if !angle.is_finite() || angle.abs() < 1e-6 || !axis.is_finite() {
-        return Bend {
-            axis_radians: 0.0,
-            angle_radians: 0.0,
-        };
+        return Bend::NONE;
     }
     let (axis, angle) = if angle < 0.0 {
         (-axis, -angle)
@@ -286,40 +371,4 @@ fn rest_matrices(rig: &Rig) -> Vec<Affine3A> {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::f32::consts::FRAC_PI_2;
-
-    use super::*;
-
-    #[test]
-    fn a_bend_about_x_has_axis_zero_and_its_angle() {
-        let bend = bend_between(Quat::IDENTITY, Quat::from_rotation_x(0.5));
-        assert!(bend.axis_radians.abs() < 1e-5, "{bend:?}");
-        assert!((bend.angle_radians - 0.5).abs() < 1e-5, "{bend:?}");
-    }
-
-    #[test]
-    fn a_negative_bend_flips_the_axis_half_a_turn() {
-        let bend = bend_between(Quat::IDENTITY, Quat::from_rotation_x(-0.5));
-        assert!((bend.axis_radians.abs() - std::f32::consts::PI).abs() < 1e-5);
-        assert!((bend.angle_radians - 0.5).abs() < 1e-5);
-    }
-
-    #[test]
-    fn a_bend_about_z_has_a_quarter_turn_axis_and_twist_is_dropped() {
-        // R_y(φ)·X̂ = (cos φ, 0, −sin φ): −Z is φ = π/2, so a turn about +Z
-        // by 0.3 is a bend of 0.3 about φ = −π/2.
-        let lower = Quat::from_rotation_z(0.3) * Quat::from_rotation_y(0.7);
-        let bend = bend_between(Quat::IDENTITY, lower);
-        assert!((bend.axis_radians + FRAC_PI_2).abs() < 1e-4, "{bend:?}");
-        assert!((bend.angle_radians - 0.3).abs() < 1e-4, "{bend:?}");
-    }
-
-    #[test]
-    fn the_bend_is_relative_to_the_upper_slice() {
-        let upper = Quat::from_rotation_x(1.0);
-        let lower = upper * Quat::from_rotation_x(0.25);
-        let bend = bend_between(upper, lower);
-        assert!((bend.angle_radians - 0.25).abs() < 1e-5, "{bend:?}");
-    }
-}
+mod tests;

@@ -37,7 +37,10 @@
 //! feet (its offsets in blocks, in the renderer's frame turned half a turn
 //! about Y from the player's): `G = T(−x, y, −z) · T(0, 0.7, 0) ·
 //! R_z(−roll) · R_y(yaw) · R_x(−pitch) · T(0, −0.7, 0)`; its bend adds to
-//! the torso's, as PlayerAnimator adds them. `leftItem`, `rightItem` and
+//! the torso's, as PlayerAnimator adds them. A torso bend bends the
+//! torso's upper half and carries the head and the arms about the waist
+//! ([`crate::anim::bones`]); [`super::humanoid`] draws it that way, so the
+//! frames here stay PlayerAnimator's own. `leftItem`, `rightItem` and
 //! parts emoted does not know are dropped with a note.
 //!
 //! # Play modes

@@ -6,20 +6,23 @@
 //!
 //! - a joint's move is `D = T(pivot) · R · T(−rest_pivot)` (the rotation
 //!   about the vanilla model's rest pivot, carried to the new pivot), and
-//!   it moves the anchor its upper slice hangs from: `W = D · W_rest`
-//!   (`neck` for the head, `spine` for the torso, `shoulder_*` for the
-//!   arms, `hip_*` for the legs). The template's anchors are not at
-//!   vanilla's pivots (it is 15/16 of vanilla, and its shoulders sit in
-//!   the middle of the arm's top): `D` is applied as it is, so the bone
-//!   form read back from the result gives the same `D`, hence the same
-//!   rotation and pivot;
-//! - the bend turns the anchor of the lower slice against the upper one by
-//!   its swing, `S = rotation about R_y(φ)·X̂ by θ`: `elbow_*` and `knee_*`
-//!   keep their rest offset from the shoulder or hip and turn by `S`. The
-//!   torso's lower slice hangs from `hips`, so its bend turns `hips` about
-//!   the waist (where `spine` is): `W_hips = W_spine · S · L_spine⁻¹`
-//!   (`L_spine` the spine's rest offset from the hips), which keeps the two
-//!   body slices meeting at the waist;
+//!   it moves the anchor its driving slice hangs from: `W = D · W_rest`
+//!   (`neck` for the head, `hips` for the torso, whose lower slice drives
+//!   it, `shoulder_*` for the arms, `hip_*` for the legs). The template's
+//!   anchors are not at vanilla's pivots (it is 15/16 of vanilla, and its
+//!   shoulders sit in the middle of the arm's top): `D` is applied as it
+//!   is, so the bone form read back from the result gives the same `D`,
+//!   hence the same rotation and pivot;
+//! - the bend turns the anchor of the bending slice against the driving
+//!   one by its swing, `S` ([`Bend::turn`]): `elbow_*` and `knee_*` keep
+//!   their rest offset from the shoulder or hip and turn by `S`, and so
+//!   does `spine` (the waist, from which the upper torso slice, the head
+//!   and the arms hang) from `hips`: `W_spine = W_hips · L_spine · S`;
+//! - the head and the arms are then carried by PlayerAnimator's turn of
+//!   the upper parts for that torso bend, `U` ([`upper_parts_turn`], about
+//!   the vanilla model's rest waist): `W = U · D · W_rest` for `neck` and
+//!   `shoulder_*` (and so the elbows below them), the inverse of the bone
+//!   form's `U⁻¹ · D`;
 //! - the whole-body transform `G`, when given, is put in front of every
 //!   wanted world.
 //!
@@ -31,7 +34,7 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
-use crate::anim::bones::{Bend, BodyJoint, JointFrame};
+use crate::anim::bones::{upper_parts_turn, Bend, BodyJoint, JointFrame};
 use crate::anim::quat_from_euler_degrees;
 use crate::format::node::Attachment;
 use crate::format::{AnimationFile, EmoteFile};
@@ -125,28 +128,30 @@ impl RestRig {
             let rest_pivot = joint.rest_pivot();
             let d =
                 Affine3A::from_rotation_translation(rotation, frame.pivot - rotation * rest_pivot);
-            (d, swing(frame.bend))
+            let bend = frame.bend.unwrap_or(Bend::NONE);
+            (d, bend)
         };
-        let (torso, torso_swing) = moved(BodyJoint::Torso);
+        let (torso, torso_bend) = moved(BodyJoint::Torso);
+        let upper = upper_parts_turn(torso_bend);
         let (head, _) = moved(BodyJoint::Head);
-        let (arm_r, swing_r) = moved(BodyJoint::RightArm);
-        let (arm_l, swing_l) = moved(BodyJoint::LeftArm);
-        let (leg_r, knee_swing_r) = moved(BodyJoint::RightLeg);
-        let (leg_l, knee_swing_l) = moved(BodyJoint::LeftLeg);
+        let (arm_r, bend_r) = moved(BodyJoint::RightArm);
+        let (arm_l, bend_l) = moved(BodyJoint::LeftArm);
+        let (leg_r, knee_bend_r) = moved(BodyJoint::RightLeg);
+        let (leg_l, knee_bend_l) = moved(BodyJoint::LeftLeg);
+        let turn = |bend: Bend| Affine3A::from_quat(bend.turn());
 
         let mut wanted = [Affine3A::IDENTITY; 11];
-        wanted[SPINE] = torso * self.world[SPINE];
-        wanted[HIPS] =
-            wanted[SPINE] * Affine3A::from_quat(torso_swing) * self.local[SPINE].inverse();
-        wanted[NECK] = head * self.world[NECK];
-        wanted[SHOULDER_R] = arm_r * self.world[SHOULDER_R];
-        wanted[SHOULDER_L] = arm_l * self.world[SHOULDER_L];
-        wanted[ELBOW_R] = wanted[SHOULDER_R] * self.local[ELBOW_R] * Affine3A::from_quat(swing_r);
-        wanted[ELBOW_L] = wanted[SHOULDER_L] * self.local[ELBOW_L] * Affine3A::from_quat(swing_l);
+        wanted[HIPS] = torso * self.world[HIPS];
+        wanted[SPINE] = wanted[HIPS] * self.local[SPINE] * turn(torso_bend);
+        wanted[NECK] = upper * head * self.world[NECK];
+        wanted[SHOULDER_R] = upper * arm_r * self.world[SHOULDER_R];
+        wanted[SHOULDER_L] = upper * arm_l * self.world[SHOULDER_L];
+        wanted[ELBOW_R] = wanted[SHOULDER_R] * self.local[ELBOW_R] * turn(bend_r);
+        wanted[ELBOW_L] = wanted[SHOULDER_L] * self.local[ELBOW_L] * turn(bend_l);
         wanted[HIP_R] = leg_r * self.world[HIP_R];
         wanted[HIP_L] = leg_l * self.world[HIP_L];
-        wanted[KNEE_R] = wanted[HIP_R] * self.local[KNEE_R] * Affine3A::from_quat(knee_swing_r);
-        wanted[KNEE_L] = wanted[HIP_L] * self.local[KNEE_L] * Affine3A::from_quat(knee_swing_l);
+        wanted[KNEE_R] = wanted[HIP_R] * self.local[KNEE_R] * turn(knee_bend_r);
+        wanted[KNEE_L] = wanted[HIP_L] * self.local[KNEE_L] * turn(knee_bend_l);
         if let Some(body) = body {
             for w in &mut wanted {
                 *w = body * *w;
@@ -161,17 +166,6 @@ impl RestRig {
 pub(super) fn parent_index(a: usize) -> Option<usize> {
     let (_, parent) = ANCHORS.get(a)?;
     ANCHORS.iter().position(|(id, _)| id == parent)
-}
-
-/// The bend as a turn: about `R_y(φ)·X̂ = (cos φ, 0, −sin φ)` by the angle.
-pub(super) fn swing(bend: Option<Bend>) -> Quat {
-    match bend {
-        Some(b) if b.angle_radians != 0.0 => {
-            let axis = Vec3::new(b.axis_radians.cos(), 0.0, -b.axis_radians.sin());
-            Quat::from_axis_angle(axis, b.angle_radians)
-        }
-        _ => Quat::IDENTITY,
-    }
 }
 
 /// The rest world transform of node `id` (its chain of rest locals).

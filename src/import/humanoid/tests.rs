@@ -56,13 +56,19 @@ fn the_poses_must_cover_the_timeline() {
 }
 
 #[test]
-fn a_torso_bend_turns_the_hips_about_the_waist() {
-    // The torso bent 30° about +X (axis 0), no turn of its own: the spine
-    // stays, and the lower body slice turns against it. hips = spine · S ·
-    // L_spine⁻¹: the hips (rest 0.3515625 below the waist) swing about
-    // the waist: R_x(30°)·(0, −0.3515625, 0) = (0, −0.3044, −0.1758) from
-    // the waist at y 1.0546875, so the hips are at (0, 0.7503, −0.1758),
-    // turned 30° about X; the spine's local turn is −30°.
+fn a_torso_bend_turns_the_spine_and_carries_the_head_about_the_vanilla_waist() {
+    // The torso bent 30° about +X (axis 0), no turn of its own: its lower
+    // slice drives it, so the hips stay, and the upper slice turns against
+    // them: the spine's local turn is R_x(30°), in place (W_spine = W_hips
+    // · L_spine · S). The legs hang from the hips and do not move.
+    //
+    // The head and the arms are carried by PlayerAnimator's turn of the
+    // upper parts, about the vanilla waist w = 1.125, not the template's
+    // 1.0546875 (s): the neck n = (0, 1.40625, 0) goes to U(n) = w +
+    // R(n − w), which is, from the turned spine, R⁻¹(U(n) − s) = (n − w) +
+    // R⁻¹(w − s) = (0, 0.28125, 0) + R_x(−30°)·(0, 0.0703125, 0) = (0,
+    // 0.28125 + 0.0703125·cos 30°, −0.0703125·sin 30°) = (0, 0.342142,
+    // −0.0351563), with no turn of its own.
     let mut pose = BodyPose::default();
     pose.joints.insert(
         BodyJoint::Torso,
@@ -85,27 +91,27 @@ fn a_torso_bend_turns_the_hips_about_the_waist() {
             .collect();
         Vec3::new(a[0], a[1], a[2])
     };
-    let hips = value(&tracks["hips"]["position"][0]["value"]);
-    let s = 0.351_562_5_f32;
-    let expected = Vec3::new(0.0, 1.054_687_5 - s * 30f32.to_radians().cos(), -s * 0.5);
-    assert!(hips.abs_diff_eq(expected, 1e-5), "{hips} vs {expected}");
-    let hips_turn = value(&tracks["hips"]["rotation"][0]["value"]);
-    assert!(
-        hips_turn.abs_diff_eq(Vec3::new(30.0, 0.0, 0.0), 1e-3),
-        "{hips_turn}"
-    );
     let spine_turn = value(&tracks["spine"]["rotation"][0]["value"]);
     assert!(
-        spine_turn.abs_diff_eq(Vec3::new(-30.0, 0.0, 0.0), 1e-3),
+        spine_turn.abs_diff_eq(Vec3::new(30.0, 0.0, 0.0), 1e-3),
         "{spine_turn}"
     );
-    // The legs hang from the hips but keep their own (rest) frame: their
-    // anchors turn back by −30° locally.
-    let hip_r = value(&tracks["hip_r"]["rotation"][0]["value"]);
-    assert!(
-        hip_r.abs_diff_eq(Vec3::new(-30.0, 0.0, 0.0), 1e-3),
-        "{hip_r}"
+    let neck = value(&tracks["neck"]["position"][0]["value"]);
+    let expected = Vec3::new(
+        0.0,
+        0.28125 + 0.070_312_5 * 30f32.to_radians().cos(),
+        -0.070_312_5 * 0.5,
     );
+    assert!(neck.abs_diff_eq(expected, 1e-5), "{neck} vs {expected}");
+    let mut moved: Vec<&String> = tracks.as_object().expect("tracks").keys().collect();
+    moved.sort();
+    // The shoulders, like the neck, are made up for the waists' gap.
+    assert_eq!(moved, ["neck", "shoulder_l", "shoulder_r", "spine"]);
+    assert!(tracks["spine"].get("position").is_none(), "{tracks}");
+    assert!(tracks["neck"].get("rotation").is_none(), "{tracks}");
     // Constant over the clip: one key per track.
-    assert_eq!(tracks["hips"]["rotation"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        tracks["spine"]["rotation"].as_array().map(Vec::len),
+        Some(1)
+    );
 }

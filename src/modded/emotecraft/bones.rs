@@ -24,12 +24,25 @@
 //! emotes Emotecraft players make.
 //!
 //! # Play modes
-//! - `once`: not looped, the last key at the cycle's end, which is also
-//!   the stop tick.
-//! - `loop` and `server_sync`: looped back to tick 0 after the cycle and
-//!   its loop delay (the pose holds through the delay).
-//! - `hold`: looped back to the last tick, which holds the final pose until
-//!   a STOP, as Emotecraft imports GeckoLib's `hold_on_last_frame`.
+//! PlayerAnimator plays ticks `0..=endTick` and then goes on from
+//! `returnTick` when looped, so a looped cycle is `endTick − returnTick +
+//! 1` ticks. The bone form has frames `0..=D` for a cycle of `D` ticks.
+//! - `once`: not looped, `endTick = D`: the last frame shows at tick `D`,
+//!   which is also the stop tick.
+//! - `loop` and `server_sync`: looped back to tick 0 with `endTick = D + L
+//!   − 1` for a loop delay of `L` ticks, so one cycle is `D + L` ticks,
+//!   as schema 4 plays it (frames `0..=D`, frame `D` held through the
+//!   delay, then the next cycle's frame 0; with no delay frame `D` gives
+//!   way to it). PlayerAnimator goes from the last key toward the next
+//!   cycle's first, which holds when frame `D` is frame 0 (a loop that
+//!   ends where it began); an axis whose frame `D` is not gets one more
+//!   key at tick `D + L − 1`, so it holds `D` through the delay as schema
+//!   4 does. A one-tick loop with no delay cannot be written
+//!   (PlayerAnimator makes `endTick` at least 1): it plays two ticks a
+//!   cycle.
+//! - `hold`: looped back to `endTick = D`, a cycle of one tick, which holds
+//!   the final pose until a STOP, as Emotecraft imports GeckoLib's
+//!   `hold_on_last_frame`.
 
 use std::f32::consts::{PI, TAU};
 
@@ -72,6 +85,13 @@ fn axes_of(frame: &JointFrame) -> [f32; 8] {
 /// `form` as PlayerAnimator keyframes, named by `uuid` (what a STOP names).
 pub fn bone_animation(form: &BoneForm, uuid: Uuid) -> BoneAnimation {
     let end_tick = i32::try_from(form.duration_ticks).unwrap_or(i32::MAX);
+    // The ticks after frame D of a loop's delay that must still show it.
+    let held_ticks = match form.mode {
+        PlaybackMode::Loop | PlaybackMode::ServerSync => {
+            form.loop_delay_ticks.saturating_sub(1) as usize
+        }
+        PlaybackMode::Once | PlaybackMode::Hold => 0,
+    };
     let parts = form
         .joints
         .iter()
@@ -96,6 +116,7 @@ pub fn bone_animation(form: &BoneForm, uuid: Uuid) -> BoneAnimation {
                 } else {
                     OFFSET_TOLERANCE_PX
                 };
+                hold_through_delay(&mut values, held_ticks, tolerance);
                 // An axis the emote never moves from rest is left to the
                 // vanilla model, as Emotecraft's own emotes leave it.
                 let at_rest = values.iter().all(|v| (v - rest[a]).abs() <= tolerance);
@@ -116,7 +137,8 @@ pub fn bone_animation(form: &BoneForm, uuid: Uuid) -> BoneAnimation {
         PlaybackMode::Hold => (true, end_tick, end_tick),
         PlaybackMode::Loop | PlaybackMode::ServerSync => {
             let delay = i32::try_from(form.loop_delay_ticks).unwrap_or(0);
-            (true, 0, end_tick.saturating_add(delay))
+            let cycle_end = end_tick.saturating_add(delay).saturating_sub(1);
+            (true, 0, cycle_end.max(1))
         }
     };
     BoneAnimation {
@@ -163,6 +185,20 @@ pub fn stream_packet(animation: &BoneAnimation, start_tick: i32, player: Uuid) -
     )
 }
 
+/// Holds the last value `held_ticks` more ticks when it is not the first
+/// one: PlayerAnimator goes from the last key toward the next cycle's
+/// first, so a loop delay after a frame `D` unlike frame 0 needs a key at
+/// the delay's last tick to hold `D` as schema 4 does (one that ends
+/// where it began holds anyway, with no more keys).
+fn hold_through_delay(values: &mut Vec<f32>, held_ticks: usize, tolerance: f32) {
+    let (Some(&first), Some(&last)) = (values.first(), values.last()) else {
+        return;
+    };
+    if (last - first).abs() > tolerance {
+        values.extend(std::iter::repeat_n(last, held_ticks));
+    }
+}
+
 /// Moves each angle by whole turns to within half a turn of the one before.
 fn unwrap_angles(values: &mut [f32]) {
     for i in 1..values.len() {
@@ -195,6 +231,83 @@ mod tests {
         unwrap_angles(&mut values);
         assert!((values[1] - (TAU - 3.1)).abs() < 1e-5, "{values:?}");
         assert!((values[2] - 3.0).abs() < 1e-5);
+    }
+
+    /// A right arm (no bend) whose roll goes 0 → 1 → `end_roll` over a
+    /// 10-tick cycle (frames 0, 5, 10), played as `mode` with `delay`.
+    fn arm_form(mode: PlaybackMode, delay: u32, end_roll: f32) -> BoneForm {
+        use crate::anim::bones::BodyJoint;
+        let frames = (0..=10)
+            .map(|t| {
+                let roll = if t <= 5 {
+                    t as f32 / 5.0
+                } else {
+                    1.0 + (end_roll - 1.0) * (t - 5) as f32 / 5.0
+                };
+                // The model's roll is about its z, the player's −z.
+                vec![JointFrame {
+                    rotation: Quat::from_rotation_z(-roll),
+                    ..JointFrame::rest(BodyJoint::RightArm, false)
+                }]
+            })
+            .collect();
+        BoneForm {
+            duration_ticks: 10,
+            mode,
+            loop_delay_ticks: delay,
+            joints: vec![(BodyJoint::RightArm, false)],
+            frames,
+        }
+    }
+
+    #[test]
+    fn a_loop_of_d_ticks_and_delay_l_ends_at_d_plus_l_minus_one() {
+        // PlayerAnimator plays 0..=endTick, then returnTick: a cycle of
+        // endTick − returnTick + 1 ticks, which must be schema 4's D + L =
+        // 10 + 4 = 14, so endTick = 13. Frame 10 is frame 0 again, so the
+        // roll holds through the delay with no key after tick 10.
+        let looped = bone_animation(&arm_form(PlaybackMode::Loop, 4, 0.0), Uuid::nil());
+        assert!(looped.is_looped);
+        assert_eq!((looped.return_tick, looped.end_tick), (0, 13));
+        let roll = &looped.parts[0].axes[5];
+        assert!(roll.enabled);
+        assert_eq!(roll.keyframes.last().map(|k| k.tick), Some(10));
+        // No delay: a cycle of 10 ticks, endTick 9 (frame 10 is the next
+        // cycle's frame 0).
+        let tight = bone_animation(&arm_form(PlaybackMode::Loop, 0, 0.0), Uuid::nil());
+        assert_eq!((tight.return_tick, tight.end_tick), (0, 9));
+        let synced = bone_animation(&arm_form(PlaybackMode::ServerSync, 2, 0.0), Uuid::nil());
+        assert_eq!((synced.return_tick, synced.end_tick), (0, 11));
+    }
+
+    #[test]
+    fn a_loop_that_ends_away_from_its_start_holds_through_the_delay() {
+        // Frame 10 rolls 0.5, frame 0 rolls 0: schema 4 holds 0.5 through
+        // ticks 10..=13 of the delay, so the last key is at tick 13 with
+        // 0.5, and PlayerAnimator goes from there to the next cycle's 0.
+        let looped = bone_animation(&arm_form(PlaybackMode::Loop, 4, 0.5), Uuid::nil());
+        let last = looped.parts[0].axes[5].keyframes.last().copied();
+        let last = last.expect("keys");
+        assert_eq!(last.tick, 13);
+        assert!((last.value - 0.5).abs() < 1e-4, "{last:?}");
+    }
+
+    #[test]
+    fn once_stops_on_the_last_frame_and_hold_stays_on_it() {
+        // once: not looped, frames 0..=10 shown, the last at tick 10.
+        let once = bone_animation(&arm_form(PlaybackMode::Once, 4, 0.5), Uuid::nil());
+        assert!(!once.is_looped);
+        assert_eq!((once.end_tick, once.stop_tick), (10, 10));
+        // hold: looped back to 10, a one-tick cycle on the last frame.
+        let hold = bone_animation(&arm_form(PlaybackMode::Hold, 4, 0.5), Uuid::nil());
+        assert!(hold.is_looped);
+        assert_eq!((hold.return_tick, hold.end_tick), (10, 10));
+        for a in [once, hold] {
+            assert_eq!(
+                a.parts[0].axes[5].keyframes.last().map(|k| k.tick),
+                Some(10)
+            );
+        }
     }
 
     #[test]
