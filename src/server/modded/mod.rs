@@ -65,7 +65,7 @@ use crate::modded::emotecraft::{
 };
 use crate::server::config::Config;
 use crate::server::emote_library::ClientEmotes;
-use crate::server::events::BoneViewer;
+use crate::server::events::{add_shared_events, BoneViewer};
 
 /// Messages a player may send on the channel in one second (20 ticks);
 /// more are dropped.
@@ -76,7 +76,8 @@ pub struct EmotecraftPlugin;
 
 impl Plugin for EmotecraftPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<Config>()
+        add_shared_events(app)
+            .init_resource::<Config>()
             .init_resource::<RelayedStreams>()
             .init_resource::<stream::BoneAnimations>()
             .init_resource::<draw::ClientEmoteInbox>()
