@@ -21,7 +21,9 @@
 //!   jumping, damage...), the moves after which Emotecraft's client stops
 //!   its own emote too.
 //! - **Not drawn**, only relayed, with one log line: an emote marked nsfw
-//!   (vanilla players cannot say whether they want it), one whose cycle is
+//!   (vanilla players cannot say whether they want it), one that moves no
+//!   part (a still body in the player's place would hide them for
+//!   nothing), one whose cycle is
 //!   longer than [`MAX_DRAWN_TICKS`], one that does not read, and any STREAM
 //!   within [`DRAW_EVERY_TICKS`] of the player's last drawn one (importing
 //!   samples every tick of the emote: this bounds what one client can make
@@ -81,6 +83,14 @@ pub fn client_emote_id(player: Uuid) -> Option<EmoteId> {
 fn import(animation: &BoneAnimation, id: &EmoteId, name: &str) -> Result<LoadedEmote, String> {
     if animation.nsfw {
         return Err("it is marked nsfw".into());
+    }
+    let moves = animation.parts.iter().any(|part| {
+        part.axes
+            .iter()
+            .any(|axis| axis.enabled && !axis.keyframes.is_empty())
+    });
+    if !moves {
+        return Err("it moves no part".into());
     }
     let cycle = animation
         .end_tick
