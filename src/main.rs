@@ -40,6 +40,11 @@ enum Command {
     Sample {
         /// The Animation file or `.anim` clip.
         file: PathBuf,
+        /// More `.anim` clips to play with the first on one body, layered.
+        more: Vec<PathBuf>,
+        /// With clips: every clip fades in over this many seconds.
+        #[arg(long, default_value_t = 0.0)]
+        fade_in: f32,
         /// Ticks after the start to sample (repeatable).
         #[arg(long = "tick", required = true)]
         ticks: Vec<u32>,
@@ -145,7 +150,19 @@ fn main() -> ExitCode {
     match cli.command {
         Some(Command::Check { paths, config }) => check(&paths, config.as_ref()),
         Some(Command::Serve(args)) => serve(args),
-        Some(Command::Sample { file, ticks, seed }) => sample(&file, &ticks, seed),
+        Some(Command::Sample {
+            file,
+            more,
+            fade_in,
+            ticks,
+            seed,
+        }) if !more.is_empty() || fade_in != 0.0 => {
+            let _ = seed; // clips have no Molang
+            sample_layered(&file, &more, &ticks, fade_in)
+        }
+        Some(Command::Sample {
+            file, ticks, seed, ..
+        }) => sample(&file, &ticks, seed),
         Some(Command::Preview(args)) => preview(&args),
         Some(Command::Molang { expr, sets }) => molang(&expr, &sets),
         Some(Command::Pack(args)) => pack(&args),
@@ -275,7 +292,21 @@ fn sample(path: &std::path::Path, ticks: &[u32], seed: u64) -> ExitCode {
 
 /// `emoted sample` on an `.anim` clip (tick T is T/20 s of track time).
 fn sample_clip(path: &std::path::Path, ticks: &[u32]) -> ExitCode {
-    match emoted::library::clip_cli::sample_clip(path, ticks) {
+    print_or_fail(emoted::library::clip_cli::sample_clip(path, ticks))
+}
+
+fn sample_layered(first: &std::path::Path, more: &[PathBuf], ticks: &[u32], fade: f32) -> ExitCode {
+    let paths: Vec<PathBuf> = std::iter::once(first.to_path_buf())
+        .chain(more.to_vec())
+        .collect();
+    print_or_fail(emoted::library::clip_cli::sample_layered(
+        &paths, ticks, fade,
+    ))
+}
+
+/// The samples as JSON lines, or the problems on standard error.
+fn print_or_fail<T: serde::Serialize>(result: Result<Vec<T>, Vec<String>>) -> ExitCode {
+    match result {
         Ok(lines) => print_json_lines(&lines),
         Err(problems) => {
             problems.iter().for_each(|line| eprintln!("{line}"));

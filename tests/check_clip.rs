@@ -394,3 +394,75 @@ fn sample_refuses_an_invalid_clip_with_its_problems() {
         run.stderr
     );
 }
+
+/// Clips written here for the layering rules (seed 001), each holding one
+/// offset from tick 0 so the arithmetic is plain.
+fn layering_clips() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("emoted-layers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp folder");
+    let clips = [
+        // Action priority, the arm at half weight: x = 1.
+        (
+            "action.anim",
+            r#"{"version": 3, "length": 1, "priority": "action",
+            "joints": {"rightArm": {"position": [[0, [1, 0, 0]]], "weight": 0.5}}}"#,
+        ),
+        // Idle priority, full weight: y = 1.
+        (
+            "idle.anim",
+            r#"{"version": 3, "length": 1, "priority": "idle",
+            "joints": {"rightArm": {"position": [[0, [0, 1, 0]]]}}}"#,
+        ),
+        // Additive, masked to the arm: z + 2 there, nothing on the head.
+        (
+            "additive.anim",
+            r#"{"version": 3, "length": 1, "blend": "additive", "mask": ["rightArm"],
+            "joints": {"rightArm": {"position": [[0, [0, 0, 2]]]},
+                       "head": {"position": [[0, [0, 0, 1]]]}}}"#,
+        ),
+    ];
+    for (name, text) in clips {
+        std::fs::write(dir.join(name), text).expect("written");
+    }
+    dir
+}
+
+fn sample_layered(dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut args: Vec<String> = ["sample", "action.anim", "idle.anim", "additive.anim"]
+        .iter()
+        .map(|a| match *a {
+            "sample" => "sample".to_owned(),
+            file => dir.join(file).display().to_string(),
+        })
+        .collect();
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = emoted(&args, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    run.stdout
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect()
+}
+
+#[test]
+fn sample_layers_clips_by_priority_weight_mask_additive_and_fade() {
+    let dir = layering_clips();
+    // Tick 0, no fade. Idle covers the rest by min(1, 1): y = 1. Action,
+    // the higher group, covers that by its weight 0.5: lerp((0,1,0),
+    // (1,0,0), 0.5) = (0.5, 0.5, 0). The additive clip adds (0, 0, 2) at
+    // weight 1. Its head is masked out, and nothing else moves the head.
+    let lines = sample_layered(&dir, &["--tick", "0"]);
+    let arm = &lines[0]["joints"]["rightArm"];
+    assert_close(&arm["position"], &[0.5, 0.5, 2.0], "layered arm");
+    assert_close(&arm["rotation"], &[0.0, 0.0, 0.0, 1.0], "no clip turns it");
+    assert_close(&arm["scale"], &[1.0, 1.0, 1.0], "no clip scales it");
+    assert!(lines[0]["joints"].get("head").is_none(), "{}", lines[0]);
+    // Tick 10 with a one-second fade in: every track at half its weight.
+    // Idle 0.5: (0, 0.5, 0). Action 0.25: lerp(that, (1,0,0), 0.25) =
+    // (0.25, 0.375, 0). Additive 0.5: + (0, 0, 1).
+    let lines = sample_layered(&dir, &["--tick", "10", "--fade-in", "1"]);
+    let arm = &lines[0]["joints"]["rightArm"];
+    assert_close(&arm["position"], &[0.25, 0.375, 1.0], "faded arm");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -10,6 +10,8 @@
 //! line lists the joints that play (not muted, in the mask, not kept off),
 //! by the name they play on, with the channels they have (a channel the
 //! joint lacks is left out: it leaves the joint alone) and their weight.
+//! `sample` over several clips ([`sample_layered`]) plays them together
+//! on one body and prints each joint as the layering leaves it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::anim::clip::CompiledClip;
+use crate::anim::layers::{blend_joint, fade_factor, JointPose, TrackOnJoint};
 use crate::format::clip::{is_clip_path, read_clip_file, read_retarget_file};
 use crate::format::Problem;
 
@@ -148,6 +151,90 @@ pub fn sample_clip(path: &Path, ticks: &[u32]) -> Result<Vec<ClipSampleLine>, Ve
                 })
                 .collect();
             ClipSampleLine { tick, joints }
+        })
+        .collect();
+    Ok(lines)
+}
+
+/// One line of `emoted sample` over several clips layered on one body.
+#[derive(Clone, Debug, Serialize)]
+pub struct LayeredSampleLine {
+    /// The tick sampled.
+    pub tick: u32,
+    /// Each joint some clip moves, as the layering leaves it.
+    pub joints: BTreeMap<String, LayeredJoint>,
+}
+
+/// One joint's layered pose in a [`LayeredSampleLine`].
+#[derive(Clone, Debug, Serialize)]
+pub struct LayeredJoint {
+    /// A unit quaternion `[x, y, z, w]`.
+    pub rotation: [f32; 4],
+    /// The offset from the rest in blocks.
+    pub position: [f32; 3],
+    /// The scale.
+    pub scale: [f32; 3],
+}
+
+/// The clips at `paths` played together on one body from tick 0, each a
+/// track of weight 1 fading in over `fade_in_secs`, layered by seed 001's
+/// rules ([`crate::anim::layers::blend_joint`]: priority groups, weights,
+/// masks, additive tracks) over the rest pose, at `ticks`; or every
+/// clip's problems.
+pub fn sample_layered(
+    paths: &[PathBuf],
+    ticks: &[u32],
+    fade_in_secs: f32,
+) -> Result<Vec<LayeredSampleLine>, Vec<String>> {
+    let mut clips = Vec::new();
+    let mut problems = Vec::new();
+    for path in paths {
+        let report = read_clip_file(path);
+        match report.file {
+            Some(clip) => clips.push(CompiledClip::compile(&clip, None)),
+            None => problems.extend(
+                report
+                    .problems
+                    .iter()
+                    .map(|p| format!("{}: {p}", path.display())),
+            ),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let mut poses: Vec<_> = clips.iter().map(CompiledClip::new_pose).collect();
+    let lines = ticks
+        .iter()
+        .map(|&tick| {
+            let secs = tick as f32 * SECS_PER_TICK;
+            let fade = fade_factor(secs, fade_in_secs, None, 0.0);
+            let mut tracks: BTreeMap<String, Vec<TrackOnJoint>> = BTreeMap::new();
+            for (clip, pose) in clips.iter().zip(&mut poses) {
+                clip.sample_into(clip.clip_time(secs), pose);
+                for (joint, sample) in clip.joints().iter().zip(pose.samples()) {
+                    let Some(name) = joint.target_name().filter(|_| joint.is_playing()) else {
+                        continue;
+                    };
+                    tracks
+                        .entry(name.to_owned())
+                        .or_default()
+                        .push(clip.track_on_joint(sample, fade));
+                }
+            }
+            let joints = tracks
+                .into_iter()
+                .map(|(name, tracks)| {
+                    let pose = blend_joint(JointPose::REST, &tracks);
+                    let joint = LayeredJoint {
+                        rotation: pose.rotation.to_array(),
+                        position: pose.position.to_array(),
+                        scale: pose.scale.to_array(),
+                    };
+                    (name, joint)
+                })
+                .collect();
+            LayeredSampleLine { tick, joints }
         })
         .collect();
     Ok(lines)
