@@ -228,11 +228,18 @@ fn a_folder_mixes_clips_and_schema_4_files() {
 }
 
 fn sample(file: &str, ticks: &[u32]) -> Vec<Value> {
-    let path = fixtures().join(file);
-    let mut args = vec!["sample".to_owned(), path.display().to_string()];
+    let mut args = vec![
+        "sample".to_owned(),
+        fixtures().join(file).display().to_string(),
+    ];
     for t in ticks {
         args.extend(["--tick".to_owned(), t.to_string()]);
     }
+    json_lines(&args)
+}
+
+/// Runs `emoted ARGS`, which must succeed, and reads one JSON object a line.
+fn json_lines(args: &[String]) -> Vec<Value> {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let run = emoted(&args, &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
@@ -428,21 +435,12 @@ fn layering_clips() -> PathBuf {
 }
 
 fn sample_layered(dir: &Path, extra: &[&str]) -> Vec<Value> {
-    let mut args: Vec<String> = ["sample", "action.anim", "idle.anim", "additive.anim"]
-        .iter()
-        .map(|a| match *a {
-            "sample" => "sample".to_owned(),
-            file => dir.join(file).display().to_string(),
-        })
-        .collect();
+    let mut args = vec!["sample".to_owned()];
+    for clip in ["action.anim", "idle.anim", "additive.anim"] {
+        args.push(dir.join(clip).display().to_string());
+    }
     args.extend(extra.iter().map(|a| (*a).to_owned()));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = emoted(&args, &[]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
-    run.stdout
-        .iter()
-        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
-        .collect()
+    json_lines(&args)
 }
 
 #[test]

@@ -129,6 +129,7 @@ pub(super) fn stream_server_emotes(
             continue;
         }
         let wanted = playing.and_then(|id| Some((id, animations.get(&library, id)?)));
+        let around = modded_viewers(&viewers, player, position.0, layer.0, reach);
         // What the others get, and what the player gets if modded: the
         // same, with the player's copy forced (the server ends it).
         let mut to_others = Vec::new();
@@ -146,9 +147,7 @@ pub(super) fn stream_server_emotes(
             Some((id, animation)) => {
                 let mut packet = stream_packet(&animation, 0, uuid.0);
                 if let Some(mut stream) = kept(&packet, now) {
-                    stream
-                        .sent_to
-                        .extend(modded_viewers(&viewers, player, position.0, layer.0, reach));
+                    stream.sent_to.extend(around.iter().copied());
                     streams.0.insert(player, stream);
                 }
                 to_others.push(packet.write());
@@ -172,7 +171,7 @@ pub(super) fn stream_server_emotes(
                 }
             }
         };
-        for viewer in modded_viewers(&viewers, player, position.0, layer.0, reach) {
+        for viewer in around {
             send(viewer, &to_others);
         }
         if viewers.contains(player) {
