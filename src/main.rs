@@ -173,24 +173,29 @@ fn main() -> ExitCode {
 
 #[allow(clippy::print_stdout)]
 fn check(paths: &[PathBuf], config: Option<&PathBuf>) -> ExitCode {
-    use emoted::library::clip_cli::{check_clips, is_clip_file};
-    let emote_paths: Vec<PathBuf> = paths.iter().filter(|p| !is_clip_file(p)).cloned().collect();
+    use emoted::library::clip_cli::{check_retarget_maps, is_retarget_file};
+    let emote_paths: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| !is_retarget_file(p))
+        .cloned()
+        .collect();
     let report = Library::load(&emote_paths);
-    let clips = check_clips(paths);
-    for line in report.lines().iter().chain(&clips.lines) {
+    let maps = check_retarget_maps(paths);
+    for line in report.lines().iter().chain(&maps.lines) {
         println!("{line}");
     }
     let (merge_errors, merged) = check_merge(&report.library, config);
-    let errors = report.error_count() + merge_errors + clips.error_count;
-    let refused = report.files.iter().filter(|f| f.has_errors()).count() + clips.refused_count;
-    let clips_valid = match clips.file_count {
+    let errors = report.error_count() + merge_errors + maps.error_count;
+    let refused = report.files.iter().filter(|f| f.has_errors()).count() + maps.refused_count;
+    let clips = match report.library.iter().filter(|(_, e)| e.is_clip()).count() {
         0 => String::new(),
-        _ => format!(", {} clips and retarget maps valid", clips.valid_count),
+        n => format!(" ({n} from clips)"),
     };
     eprintln!(
-        "checked {} files: {} emotes valid{clips_valid}, {} files refused, {} errors{}",
-        report.file_count + clips.file_count,
+        "checked {} files: {} emotes valid{clips}{}, {} files refused, {} errors{}",
+        report.file_count + maps.file_count,
         report.library.len(),
+        maps.summary(),
         refused,
         errors,
         merged.unwrap_or_default()

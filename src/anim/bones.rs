@@ -66,6 +66,7 @@ use glam::{Affine3A, Quat, Vec3};
 use super::pose::Pose;
 use super::rig::Rig;
 use crate::format::node::{BodyPart, NodeKind, Participant, Space};
+use crate::format::settings::PlaybackMode;
 use crate::format::AnimationFile;
 
 /// A joint of the player model, named as PlayerAnimator names it.
@@ -199,6 +200,23 @@ impl JointFrame {
             bend: bends.then_some(Bend::NONE),
         }
     }
+}
+
+/// One Animation's joints over one cycle, sampled at every tick: what
+/// [`crate::library::bones`] samples and each modded protocol encodes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoneForm {
+    /// The length of one cycle; `frames` has one more entry (ticks
+    /// `0..=duration_ticks`).
+    pub duration_ticks: u32,
+    /// How the Animation plays.
+    pub mode: PlaybackMode,
+    /// For `loop`: the ticks of rest between cycles.
+    pub loop_delay_ticks: u32,
+    /// The joints, and whether each bends.
+    pub joints: Vec<(BodyJoint, bool)>,
+    /// Per tick, each joint's frame (in `joints` order).
+    pub frames: Vec<Vec<JointFrame>>,
 }
 
 /// Which rig nodes drive one joint.

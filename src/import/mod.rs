@@ -97,5 +97,3 @@ pub enum ImportError {
     },
 }
 
-#[cfg(test)]
-mod tests;

@@ -7,26 +7,10 @@
 //! reaches modded viewers with seed 0's motion, the same every time.
 
 use super::CompiledAnimation;
-use crate::anim::bones::{BodyJoint, BoneBinding, JointFrame};
+pub use crate::anim::bones::BoneForm;
+use crate::anim::bones::BoneBinding;
 use crate::anim::{Pose, SampleError};
-use crate::format::settings::PlaybackMode;
 use crate::format::AnimationFile;
-
-/// One Animation's joints over one cycle.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BoneForm {
-    /// The length of one cycle; `frames` has one more entry (ticks
-    /// `0..=duration_ticks`).
-    pub duration_ticks: u32,
-    /// How the Animation plays.
-    pub mode: PlaybackMode,
-    /// For `loop`: the ticks of rest between cycles.
-    pub loop_delay_ticks: u32,
-    /// The joints, and whether each bends.
-    pub joints: Vec<(BodyJoint, bool)>,
-    /// Per tick, each joint's frame (in `joints` order).
-    pub frames: Vec<Vec<JointFrame>>,
-}
 
 /// The bone form of `compiled` (built from `file`), or `None` when no
 /// node is bound to the initiator's skin.
@@ -63,6 +47,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use crate::anim::bones::BodyJoint;
     use crate::format::node::{NodeKind, Participant};
     use crate::format::EmoteFile;
     use crate::library::Library;

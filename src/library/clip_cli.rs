@@ -1,8 +1,10 @@
-//! What `emoted check` and `emoted sample` do with `.anim` clips and
-//! `.retarget` maps (the schema 4 files go through [`super::Library`]).
+//! What `emoted check` does with `.retarget` maps, and what `emoted
+//! sample` does with `.anim` clips. Clips themselves are emotes: the
+//! library loads and checks them beside schema 4 files
+//! ([`super::clips`]).
 //!
-//! `check` finds them by extension in the folders it is given
-//! ([`super::discover::clip_files`]) and prints each problem as
+//! `check` finds retarget maps by extension in the folders it is given
+//! ([`super::discover::retarget_files`]) and prints each problem as
 //! `FILE: /pointer: message`, warnings too (as `warning: …`); only errors
 //! count against the exit code. `sample` reads one clip and prints one JSON
 //! line per tick; a tick is 1/20 s of track time, turned into clip time by
@@ -18,56 +20,66 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::discover::is_retarget_path;
 use crate::anim::clip::CompiledClip;
 use crate::anim::layers::{blend_joint, fade_factor, JointPose, TrackOnJoint};
-use crate::format::clip::{is_clip_path, read_clip_file, read_retarget_file};
-use crate::format::Problem;
+use crate::format::clip::{read_clip_file, read_retarget_file};
 
 /// Track seconds per tick.
 const SECS_PER_TICK: f32 = 1.0 / 20.0;
 
-/// The outcome of checking clip files.
+/// The outcome of checking retarget maps.
 #[derive(Clone, Debug, Default)]
-pub struct ClipCheckReport {
-    /// Clip and retarget files read.
+pub struct RetargetCheckReport {
+    /// Retarget maps read.
     pub file_count: usize,
-    /// Files without errors.
+    /// Maps without errors.
     pub valid_count: usize,
-    /// Files with at least one error.
+    /// Maps with at least one error.
     pub refused_count: usize,
-    /// Errors over all files.
+    /// Errors over all maps.
     pub error_count: usize,
     /// `FILE: /pointer: message` lines, in path order.
     pub lines: Vec<String>,
 }
 
-/// True for a path `check` gives to the clip reader rather than the
-/// schema 4 loader: an existing file named `*.anim` or `*.retarget`.
-pub fn is_clip_file(path: &Path) -> bool {
-    path.is_file() && is_clip_path(path)
+impl RetargetCheckReport {
+    /// `, N retarget maps valid` for `check`'s summary, or nothing when no
+    /// map was read.
+    pub fn summary(&self) -> String {
+        match self.file_count {
+            0 => String::new(),
+            _ => format!(", {} retarget maps valid", self.valid_count),
+        }
+    }
 }
 
-/// Checks every clip and retarget file in `roots` (files, or folders
-/// searched recursively); other files and missing paths are left to the
-/// schema 4 loader.
-pub fn check_clips(roots: &[PathBuf]) -> ClipCheckReport {
-    let mut report = ClipCheckReport::default();
+/// True for a path `check` gives to the retarget reader rather than the
+/// library: an existing file named `*.retarget`.
+pub fn is_retarget_file(path: &Path) -> bool {
+    path.is_file() && is_retarget_path(path)
+}
+
+/// Checks every retarget map in `roots` (files, or folders searched
+/// recursively); other files and missing paths are left to the library.
+pub fn check_retarget_maps(roots: &[PathBuf]) -> RetargetCheckReport {
+    let mut report = RetargetCheckReport::default();
     for root in roots {
         let found = if root.is_dir() {
-            super::discover::clip_files(root).unwrap_or_else(|e| {
+            super::discover::retarget_files(root).unwrap_or_else(|e| {
                 report.error_count += 1;
                 report
                     .lines
                     .push(format!("{}: : cannot read: {e}", root.display()));
                 Vec::new()
             })
-        } else if is_clip_file(root) {
+        } else if is_retarget_file(root) {
             vec![root.clone()]
         } else {
             Vec::new()
         };
         for path in found {
-            let problems = read_problems(&path);
+            let problems = read_retarget_file(&path).problems;
             report.file_count += 1;
             let errors = problems.iter().filter(|p| p.is_error()).count();
             report.error_count += errors;
@@ -82,14 +94,6 @@ pub fn check_clips(roots: &[PathBuf]) -> ClipCheckReport {
         }
     }
     report
-}
-
-fn read_problems(path: &Path) -> Vec<Problem> {
-    if path.extension().is_some_and(|e| e == "retarget") {
-        read_retarget_file(path).problems
-    } else {
-        read_clip_file(path).problems
-    }
 }
 
 /// One line of `emoted sample` for a clip.

@@ -1,28 +1,35 @@
 //! Finding emote files on disk.
 //!
-//! `emotes/` is searched recursively for `*.json`. In a datapack
+//! `emotes/` is searched recursively for `*.json` and `*.anim` (clips
+//! play as emotes, [`super::clips`]). In a datapack
 //! (`datapacks/<pack>/data/<namespace>/...`) only files under
 //! `data/<namespace>/emotes/` are emotes; other data (tags, recipes...) and
 //! `pack.mcmeta` are skipped. A path given to `emoted check` is treated the
 //! same way, so `emoted check emotes datapacks` checks exactly what the server
 //! loads.
 //!
-//! `.anim` clips and `.retarget` maps are found by [`clip_files`]: every
-//! file with one of those extensions below a folder, wherever it is.
+//! `.retarget` maps are found by [`retarget_files`]: every file with that
+//! extension below a folder, wherever it is.
 
 use std::path::{Component, Path, PathBuf};
 
-/// Every emote file under `path` (or `path` itself when it is a file), sorted.
+/// Every emote file (`*.json`, `*.anim`) under `path` (or `path` itself
+/// when it is a file), sorted.
 pub fn emote_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
     files_under(path, |p| {
-        p.extension().is_some_and(|e| e == "json") && is_emote_path(p)
+        p.extension().is_some_and(|e| e == "json" || e == "anim") && is_emote_path(p)
     })
 }
 
-/// Every `.anim` and `.retarget` file under the folder `path` (or `path`
-/// itself when it is a file), sorted.
-pub fn clip_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
-    files_under(path, crate::format::clip::is_clip_path)
+/// Every `.retarget` file under the folder `path` (or `path` itself when
+/// it is a file), sorted.
+pub fn retarget_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
+    files_under(path, is_retarget_path)
+}
+
+/// True for a path named `*.retarget`.
+pub fn is_retarget_path(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "retarget")
 }
 
 fn files_under(path: &Path, wanted: fn(&Path) -> bool) -> std::io::Result<Vec<PathBuf>> {

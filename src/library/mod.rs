@@ -11,9 +11,12 @@
 
 pub mod bones;
 pub mod clip_cli;
+pub mod clips;
 mod compat;
 pub mod compiled;
 pub mod discover;
+#[cfg(test)]
+mod import_tests;
 pub mod runtime;
 pub mod sample;
 
@@ -38,6 +41,13 @@ pub struct LoadedEmote {
     pub bones: Option<Arc<BoneForm>>,
     /// Where it was read from.
     pub path: PathBuf,
+}
+
+impl LoadedEmote {
+    /// True for an emote read from an `.anim` clip ([`clips`]).
+    pub fn is_clip(&self) -> bool {
+        self.path.extension().is_some_and(|e| e == "anim")
+    }
 }
 
 /// A file that read and compiled cleanly, with its bone form.
@@ -293,8 +303,12 @@ impl Library {
     }
 }
 
-/// Reads, validates and compiles one file.
+/// Reads, validates and compiles one file (an `.anim` clip through
+/// [`clips`]).
 fn read_and_compile(path: &Path) -> (Vec<Problem>, Option<Parsed>) {
+    if path.extension().is_some_and(|e| e == "anim") {
+        return clips::read_clip_emote(path);
+    }
     let report = read_emote_file(path);
     let mut problems = report.problems;
     let Some(file) = report.file else {

@@ -102,12 +102,6 @@ pub fn read_retarget_file(path: &Path) -> Report<RetargetFile> {
     read_file(path, retarget::read_retarget)
 }
 
-/// True for the file names `emoted check` reads as clips or retarget maps.
-pub fn is_clip_path(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e == "anim" || e == "retarget")
-}
-
 type Reader<T> = fn(&serde_json::Value, &mut Problems) -> Option<T>;
 
 fn refused<T>(problem: Problem) -> Report<T> {

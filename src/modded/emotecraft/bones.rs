@@ -54,7 +54,7 @@ use super::fit::fit_keys;
 use super::frame::{player_sub, EmotePacket, Purpose, SubPacket, SUB_EMOTE};
 use crate::anim::bones::JointFrame;
 use crate::format::settings::PlaybackMode;
-use crate::library::bones::BoneForm;
+use crate::anim::bones::BoneForm;
 
 /// How far a kept key's line may stray from a sampled angle.
 pub const ANGLE_TOLERANCE_RADIANS: f32 = 0.5 * PI / 180.0;

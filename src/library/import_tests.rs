@@ -1,5 +1,7 @@
 //! The importers end to end: PlayerAnimator keyframes → schema 4 on the
 //! humanoid rig → the bone form read back → PlayerAnimator keyframes.
+//! (Here rather than in `import`, which the library reads clips through:
+//! `import` does not name the library.)
 
 use std::f32::consts::PI;
 use std::path::PathBuf;
@@ -8,7 +10,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use super::playeranimator::{import_bone_animation, joint_axes_at, rest_axes};
+use crate::import::playeranimator::{import_bone_animation, joint_axes_at, rest_axes};
 use crate::anim::bones::BodyJoint;
 use crate::format::EmoteFile;
 use crate::library::bones::bone_form;
