@@ -96,4 +96,3 @@ pub enum ImportError {
         message: String,
     },
 }
-

@@ -7,8 +7,8 @@
 //! reaches modded viewers with seed 0's motion, the same every time.
 
 use super::CompiledAnimation;
-pub use crate::anim::bones::BoneForm;
 use crate::anim::bones::BoneBinding;
+pub use crate::anim::bones::BoneForm;
 use crate::anim::{Pose, SampleError};
 use crate::format::AnimationFile;
 

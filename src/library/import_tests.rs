@@ -10,9 +10,9 @@ use proptest::prelude::*;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::import::playeranimator::{import_bone_animation, joint_axes_at, rest_axes};
 use crate::anim::bones::BodyJoint;
 use crate::format::EmoteFile;
+use crate::import::playeranimator::{import_bone_animation, joint_axes_at, rest_axes};
 use crate::library::bones::bone_form;
 use crate::library::{CompiledAnimation, Library};
 use crate::modded::emotecraft::animation::{Axis, BoneAnimation, Keyframe, Part};

@@ -52,9 +52,9 @@ use uuid::Uuid;
 use super::animation::{emote_payload, Axis, BoneAnimation, Part, ANIMATION_BINARY_VERSION};
 use super::fit::fit_keys;
 use super::frame::{player_sub, EmotePacket, Purpose, SubPacket, SUB_EMOTE};
+use crate::anim::bones::BoneForm;
 use crate::anim::bones::JointFrame;
 use crate::format::settings::PlaybackMode;
-use crate::anim::bones::BoneForm;
 
 /// How far a kept key's line may stray from a sampled angle.
 pub const ANGLE_TOLERANCE_RADIANS: f32 = 0.5 * PI / 180.0;
