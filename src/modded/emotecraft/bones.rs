@@ -21,7 +21,8 @@
 //! between two keys. An axis that stays at the vanilla model's rest value
 //! is sent disabled, with no keys: the vanilla model's own pose shows
 //! there (the head follows the look, the arms sway a little), as in the
-//! emotes Emotecraft players make.
+//! emotes Emotecraft players make. A part with every axis disabled is
+//! left out of the binary: the reader makes a missing part a still one.
 //!
 //! # Play modes
 //! PlayerAnimator plays ticks `0..=endTick` and then goes on from
@@ -131,6 +132,10 @@ pub fn bone_animation(form: &BoneForm, uuid: Uuid) -> BoneAnimation {
             }
             part
         })
+        // A part the emote never moves is left out: PlayerAnimator's reader
+        // makes a missing part as it makes a still one (every axis off,
+        // the vanilla model's), and each costs 55 bytes or so.
+        .filter(|part: &Part| part.axes.iter().any(|a| a.enabled))
         .collect();
     let (is_looped, return_tick, end_tick) = match form.mode {
         PlaybackMode::Once => (false, 0, end_tick),
