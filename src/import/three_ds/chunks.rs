@@ -116,8 +116,8 @@ impl<'a> Walker<'a> {
     }
 
     /// The children of `chunk`, which start `data_bytes` bytes into its
-    /// body (after its own fixed data; that many bytes must be there, or
-    /// the first [`Walker::next`] reports the header truncated).
+    /// body, after its own fixed data (clamped to its end: a chunk whose
+    /// data fills it has no children).
     pub fn children(&self, chunk: &Chunk, data_bytes: usize) -> Siblings {
         Siblings {
             at: chunk

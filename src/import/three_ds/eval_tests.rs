@@ -298,3 +298,27 @@ fn the_hierarchy_composes_and_the_pivot_moves_only_the_mesh() {
     assert!(arm.local.scale.abs_diff_eq(Vec3::splat(2.0), 1e-6));
     assert!(samples.iter().all(|s| s.visible));
 }
+
+#[test]
+fn smooth_rotations_see_the_turn_after_the_loop() {
+    // About Z: relative 0, 90°, −90° at frames 0, 10, 20 (absolute
+    // half-angles 0, −π/4, 0). Key 1: qm = −π/4, qp = +π/4,
+    // a1 = P1·exp(½(½·qm − ½·qp)) = half-angle −3π/8.
+    // Open: key 2's qp copies qm = +π/4, b2 = P2: at frame 15
+    // slerp(P1, P2) = −π/8, slerp(a1, b2) = −3π/16, midpoint −5π/32 (a
+    // turn of −5π/16).
+    // SMOOTH: key 2's right neighbour is key 1's turn after P2 (half-angle
+    // −π/4, frame 30), qp = −π/4, b2 = P2·exp(½(½·π/4 + ½·π/4)) = +π/8;
+    // slerp(a1, b2) = −π/8, midpoint −π/8 (a turn of −π/4).
+    let keys = [
+        plain(0, &[0.0, 0.0, 0.0, 1.0]),
+        plain(10, &[FRAC_PI_2, 0.0, 0.0, 1.0]),
+        plain(20, &[-FRAC_PI_2, 0.0, 0.0, 1.0]),
+    ];
+    let open = node_of(&[track(ROT, 0, &keys)]).rotation.sample(15.0);
+    let closed = node_of(&[track(ROT, 0x0002, &keys)]).rotation.sample(15.0);
+    let open_expected = Quat::from_rotation_z(-5.0 * PI / 16.0);
+    let closed_expected = Quat::from_rotation_z(-PI / 4.0);
+    assert!(same_turn(open, open_expected), "{open:?}");
+    assert!(same_turn(closed, closed_expected), "{closed:?}");
+}
