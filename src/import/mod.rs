@@ -11,7 +11,8 @@
 //!    [`crate::anim::bones`] a [`JointFrame`](crate::anim::bones::JointFrame)
 //!    (rotation, pivot, bend) in the player's frame, plus an optional
 //!    whole-body transform. Axis flips, units and the source's easing stay
-//!    in this step ([`playeranimator`] for PlayerAnimator's keyframes).
+//!    in this step ([`playeranimator`] for PlayerAnimator's keyframes,
+//!    [`three_ds`] for the keyframer of 3D Studio `.3ds` files).
 //! 2. **Build schema 4 on the humanoid rig** from those poses
 //!    ([`humanoid`]): the nodes of `emotes/humanoid_template.json`, tracks
 //!    on its joint anchors only, resampled at every tick and thinned back
@@ -29,6 +30,7 @@
 
 pub mod humanoid;
 pub mod playeranimator;
+pub mod three_ds;
 
 /// One lossy step of an import.
 #[derive(Clone, Debug, PartialEq, Eq)]
