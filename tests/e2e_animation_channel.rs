@@ -308,3 +308,42 @@ fn a_hello_mid_emote_gets_the_play_at_the_tick_reached() {
     assert!(matches!(got[2], Message::Stop { .. }), "{got:?}");
     server.assert_log_clean();
 }
+
+#[test]
+fn a_channel_client_who_plays_a_server_emote_gets_its_own_play() {
+    let mut server = Server::start();
+    let channel = json!({"event": "plugin_message", "channel": CHANNEL});
+    // Frank (vanilla) watches, to see eve's UUID.
+    let frank = server
+        .bot("frank")
+        .wait_spawn()
+        .wait_ms(6000)
+        .disconnect()
+        .spawn();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Eve says HELLO, then waves: her own PLAY (her mod draws her model),
+    // then its STOP.
+    let eve = send(server.bot("eve").wait_spawn(), &HELLO).wait_for(channel.clone(), 1, 10000);
+    let eve = eve
+        .chat("/emote play example:wave")
+        .wait_for(channel, 2, 10000)
+        .disconnect()
+        .run();
+    let frank = frank.wait();
+    eve.assert_ok();
+    frank.assert_ok();
+    let got = read_all(&eve);
+    assert_eq!(got.len(), 3, "HELLO, PLAY, STOP: {got:?}");
+    let Message::Play {
+        player, start_tick, ..
+    } = &got[1]
+    else {
+        panic!("a PLAY: {got:?}");
+    };
+    assert_eq!(*player, uuid_seen_by(&frank, "eve"), "eve's own UUID");
+    // Sent on the tick the wave starts, or the next.
+    assert!((0..=2).contains(start_tick), "start tick {start_tick}");
+    assert!(matches!(got[2], Message::Stop { .. }), "{got:?}");
+    assert!(messages(&frank, CHANNEL).is_empty());
+    server.assert_log_clean();
+}
