@@ -45,6 +45,7 @@
 //! - **A modded player's own emotes** are drawn for vanilla players with
 //!   display entities on the humanoid rig in their skin (`draw.rs`).
 
+pub mod animation_channel;
 mod draw;
 mod files;
 mod reach;
@@ -77,6 +78,7 @@ pub struct EmotecraftPlugin;
 impl Plugin for EmotecraftPlugin {
     fn build(&self, app: &mut App) {
         add_shared_events(app)
+            .add_plugins(animation_channel::AnimationChannelPlugin)
             .init_resource::<Config>()
             .init_resource::<RelayedStreams>()
             .init_resource::<stream::BoneAnimations>()
@@ -186,7 +188,10 @@ fn announce_the_channel(
     mut joined: Query<(Entity, &mut Client), Added<Client>>,
 ) {
     for (player, mut client) in &mut joined {
-        client.send_custom_payload(ident!("minecraft:register"), CHANNEL.as_bytes());
+        client.send_custom_payload(
+            ident!("minecraft:register"),
+            format!("{CHANNEL}\0{}", crate::modded::animation_channel::CHANNEL).as_bytes(),
+        );
         commands.entity(player).insert(ChannelBudget::default());
     }
 }
