@@ -10,6 +10,8 @@
 //! - a Sequence that fails those rules is refused; the Animations stay.
 
 pub mod bones;
+#[cfg(test)]
+mod channel_tests;
 pub mod clip_cli;
 pub mod clips;
 mod compat;

@@ -78,10 +78,10 @@
 use glam::{EulerRot, Quat, Vec3};
 use serde_json::{json, Map, Value};
 
+use crate::anim::bones::BoneForm;
 use crate::anim::bones::{upper_parts_turn, Bend, BodyJoint, JointFrame};
 use crate::anim::thin::kept_indices;
 use crate::format::settings::PlaybackMode;
-use crate::library::bones::BoneForm;
 
 /// How far a kept key's line may stray from a sampled angle.
 pub const ANGLE_TOLERANCE_DEGREES: f32 = 0.5;
