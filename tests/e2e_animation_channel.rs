@@ -10,20 +10,11 @@
 
 mod common;
 
-use common::{Event, Server};
+use common::plugin_messages::{hex, messages, uuid_seen_by};
+use common::Server;
 use serde_json::{json, Value};
 
 const CHANNEL: &str = "emoted:animation";
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len() / 2)
-        .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).expect("hex"))
-        .collect()
-}
 
 /// A client's HELLO: version 1, kind 0, reads up to version 1.
 const HELLO: [u8; 3] = [1, 0, 1];
@@ -96,29 +87,8 @@ fn read(bytes: &[u8]) -> Message {
     message
 }
 
-fn messages(run: &common::BotRun, channel: &str) -> Vec<Vec<u8>> {
-    run.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::PluginMessage {
-                channel: c, hex, ..
-            } if c == channel => Some(unhex(hex)),
-            _ => None,
-        })
-        .collect()
-}
-
 fn read_all(run: &common::BotRun) -> Vec<Message> {
     messages(run, CHANNEL).iter().map(|m| read(m)).collect()
-}
-
-/// The UUID (hex, no dashes) of the player `name` as `run`'s bot saw them spawn.
-fn uuid_seen_by(run: &common::BotRun, name: &str) -> String {
-    run.spawned()
-        .iter()
-        .find(|s| s.username.as_deref() == Some(name))
-        .map(|s| s.uuid.replace('-', ""))
-        .unwrap_or_else(|| panic!("{} saw {name}", run.username))
 }
 
 fn send(plan: common::Plan, bytes: &[u8]) -> common::Plan {

@@ -9,15 +9,6 @@ use common::emotecraft::*;
 use common::Server;
 use serde_json::json;
 
-/// The ids of the `player_head` item displays (skin-bound parts) `run` saw.
-fn skin_displays(run: &common::BotRun) -> Vec<i32> {
-    run.spawned_of("item_display")
-        .iter()
-        .map(|s| s.entity_id)
-        .filter(|id| run.merged_fields(*id)["item"]["id"] == "minecraft:player_head")
-        .collect()
-}
-
 #[test]
 fn a_clip_plays_as_displays_for_vanilla_viewers_and_as_bones_for_modded_ones() {
     let mut server = Server::start_with(&["emotes", "tests/fixtures/clip_emotes"]);

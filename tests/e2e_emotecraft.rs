@@ -267,15 +267,6 @@ fn a_server_emote_reaches_modded_players_as_bones_and_vanilla_players_as_display
     server.assert_log_clean();
 }
 
-/// The ids of the `player_head` item displays (skin-bound parts) `run` saw.
-fn skin_displays(run: &common::BotRun) -> Vec<i32> {
-    run.spawned_of("item_display")
-        .iter()
-        .map(|s| s.entity_id)
-        .filter(|id| run.merged_fields(*id)["item"]["id"] == "minecraft:player_head")
-        .collect()
-}
-
 #[test]
 fn a_modded_player_who_plays_a_server_emote_sees_it_on_their_own_model() {
     let mut server = Server::start();

@@ -4,19 +4,10 @@
 
 use serde_json::json;
 
-use super::{BotRun, Event, Plan};
+pub use super::plugin_messages::*;
+use super::Plan;
 
 pub const CHANNEL: &str = "emotecraft:emote";
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-pub fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len() / 2)
-        .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).expect("hex"))
-        .collect()
-}
 
 /// One packet: i32 version, u8 purpose, u8 count, then (u8 id, u8 version,
 /// i32 size, bytes) each.
@@ -68,27 +59,6 @@ pub fn client_stream() -> Vec<u8> {
     let mut target = vec![0xff; 16];
     target.push(0);
     packet(1, &[(0, 2, emote), (1, 1, target)])
-}
-
-pub fn messages(run: &BotRun, channel: &str) -> Vec<Vec<u8>> {
-    run.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::PluginMessage {
-                channel: c, hex, ..
-            } if c == channel => Some(unhex(hex)),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The UUID (hex, no dashes) of the player `name` as `run`'s bot saw them spawn.
-pub fn uuid_seen_by(run: &BotRun, name: &str) -> String {
-    run.spawned()
-        .iter()
-        .find(|s| s.username.as_deref() == Some(name))
-        .map(|s| s.uuid.replace('-', ""))
-        .unwrap_or_else(|| panic!("{} saw {name}", run.username))
 }
 
 pub fn send(plan: Plan, bytes: &[u8]) -> Plan {

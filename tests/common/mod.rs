@@ -50,6 +50,7 @@ mod install;
 mod pack;
 mod ping;
 mod plan;
+pub mod plugin_messages;
 mod poses;
 pub mod rules;
 mod server;

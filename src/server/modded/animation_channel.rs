@@ -16,7 +16,7 @@
 //!   A second HELLO is answered again, and nothing more.
 //! - **Bad input.** Anything else from a client (another kind, a message
 //!   that does not read, one over 32 KiB, one past
-//!   [`MESSAGES_PER_SECOND`] in a second) is dropped with one log line
+//!   [`super::MESSAGES_PER_SECOND`] in a second) is dropped with one log line
 //!   (the rate limit logs once a second per player); the client stays.
 //! - **PLAY and STOP.** While a player plays a bone-drawn server emote
 //!   ([`ActiveEmote::is_bone_drawn`]), every channel client in their world
@@ -50,7 +50,7 @@ use valence::ident::ident;
 use valence::prelude::bevy_ecs::query::Has;
 use valence::prelude::*;
 
-use super::{Reach, MESSAGES_PER_SECOND};
+use super::{MessageBudget, Reach};
 use crate::format::settings::PlaybackMode;
 use crate::format::EmoteId;
 use crate::modded::animation_channel::{
@@ -222,10 +222,7 @@ impl ChannelPlay {
 
 /// A player's messages on the channel in the current second.
 #[derive(Component, Clone, Copy, Debug, Default)]
-struct ChannelBudget {
-    second: i64,
-    messages: u32,
-}
+struct ChannelBudget(MessageBudget);
 
 /// Gives each joining player their channel budget (before any message
 /// of theirs is read, so the messages of one tick share it).
@@ -276,21 +273,7 @@ fn handle_channel_messages(
         };
         // A player with no budget yet joined this tick: theirs comes next tick.
         if let Some(mut budget) = budget {
-            if budget.second != second {
-                *budget = ChannelBudget {
-                    second,
-                    messages: 0,
-                };
-            }
-            budget.messages += 1;
-            if budget.messages > MESSAGES_PER_SECOND {
-                if budget.messages == MESSAGES_PER_SECOND + 1 {
-                    tracing::warn!(
-                        "{}: more than {MESSAGES_PER_SECOND} {CHANNEL} messages in a second; \
-                         the rest of this second's are dropped",
-                        name.0
-                    );
-                }
+            if !budget.0.admit(second, CHANNEL, &name.0) {
                 continue;
             }
         }

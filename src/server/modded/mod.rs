@@ -176,12 +176,38 @@ fn kept(packet: &EmotePacket, now: i64) -> Option<RelayedStream> {
     })
 }
 
-/// A player's use of the channel in the current second.
-#[derive(Component, Clone, Copy, Debug, Default)]
-struct ChannelBudget {
+/// A player's use of one channel in the current second.
+#[derive(Clone, Copy, Debug, Default)]
+struct MessageBudget {
     second: i64,
     messages: u32,
 }
+
+impl MessageBudget {
+    /// Counts a message `player` sent on `channel` in `second`: false once
+    /// the second holds more than [`MESSAGES_PER_SECOND`] (the first one
+    /// over is logged, the rest of the second's are dropped in silence).
+    fn admit(&mut self, second: i64, channel: &str, player: &str) -> bool {
+        if self.second != second {
+            *self = MessageBudget {
+                second,
+                messages: 0,
+            };
+        }
+        self.messages += 1;
+        if self.messages == MESSAGES_PER_SECOND + 1 {
+            tracing::warn!(
+                "{player}: more than {MESSAGES_PER_SECOND} {channel} messages in a second; \
+                 the rest of this second's are dropped"
+            );
+        }
+        self.messages <= MESSAGES_PER_SECOND
+    }
+}
+
+/// A player's budget on Emotecraft's channel.
+#[derive(Component, Clone, Copy, Debug, Default)]
+struct ChannelBudget(MessageBudget);
 
 fn announce_the_channel(
     mut commands: Commands,
@@ -234,21 +260,7 @@ fn handle_emotecraft_messages(
             continue;
         };
         if let Some(mut budget) = budget {
-            if budget.second != second {
-                *budget = ChannelBudget {
-                    second,
-                    messages: 0,
-                };
-            }
-            budget.messages += 1;
-            if budget.messages > MESSAGES_PER_SECOND {
-                if budget.messages == MESSAGES_PER_SECOND + 1 {
-                    tracing::warn!(
-                        "{}: more than {MESSAGES_PER_SECOND} {CHANNEL} messages in a second; \
-                         the rest of this second's are dropped",
-                        name.0
-                    );
-                }
+            if !budget.0.admit(second, CHANNEL, &name.0) {
                 continue;
             }
         }
