@@ -98,7 +98,7 @@ struct ServeArgs {
 
 #[derive(clap::Args)]
 struct PreviewArgs {
-    /// The Animation file.
+    /// The Animation file, or an `.anim` clip (drawn as it plays on the server).
     file: PathBuf,
     /// Ticks after the start to draw, one column each (repeatable, at most
     /// 16). Default: 0, 1/4, 1/2 and 3/4 of the duration. Ticks past the
@@ -174,11 +174,8 @@ fn main() -> ExitCode {
 #[allow(clippy::print_stdout)]
 fn check(paths: &[PathBuf], config: Option<&PathBuf>) -> ExitCode {
     use emoted::library::clip_cli::{check_retarget_maps, is_retarget_file};
-    let emote_paths: Vec<PathBuf> = paths
-        .iter()
-        .filter(|p| !is_retarget_file(p))
-        .cloned()
-        .collect();
+    let (_, emote_paths): (Vec<PathBuf>, Vec<PathBuf>) =
+        paths.iter().cloned().partition(|p| is_retarget_file(p));
     let report = Library::load(&emote_paths);
     let maps = check_retarget_maps(paths);
     for line in report.lines().iter().chain(&maps.lines) {

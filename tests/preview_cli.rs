@@ -382,3 +382,44 @@ fn without_ticks_the_sheet_spreads_over_the_duration() {
         preview.layout().size_px()
     );
 }
+
+/// An `.anim` clip previews as the emote it plays as on the server:
+/// raise.anim points the right arm forward by tick 10 and nothing else
+/// moves; a broken clip is refused with its pointer.
+#[test]
+fn a_clip_previews_as_the_emote_it_plays_as() {
+    let clip = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clip_emotes/raise.anim");
+    let ticks = [0, 10];
+    let image = sheet(&clip, &ticks, &[], "raise.png");
+    let options = PreviewOptions {
+        ticks: ticks.to_vec(),
+        ..PreviewOptions::default()
+    };
+    let drawn = Preview::open(&clip, &options).expect("the clip previews");
+    let motion = assert_moving_and_still(&drawn, &image);
+    let moving: BTreeSet<&str> = motion
+        .moving
+        .iter()
+        .filter_map(|(n, _)| n.split(' ').next())
+        .collect();
+    for part in ["upper_arm_r", "forearm_r"] {
+        assert!(moving.contains(part), "{part} moves: {moving:?}");
+    }
+    for part in ["head", "torso", "arm_l", "leg_r", "leg_l"] {
+        assert!(!moving.contains(part), "{part} stays: {moving:?}");
+    }
+
+    let broken = scratch("broken.anim");
+    std::fs::write(
+        &broken,
+        r#"{"version": 3, "joints": {"rightArm": {"rotation": 5}}}"#,
+    )
+    .expect("write");
+    let run = preview(&[broken.to_str().expect("utf-8"), "-o", "/dev/null"]);
+    assert!(!run.success);
+    assert!(
+        run.stderr.contains("/joints/rightArm/rotation"),
+        "{}",
+        run.stderr
+    );
+}

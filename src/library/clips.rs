@@ -64,14 +64,15 @@ use crate::anim::clip::CompiledClip;
 use crate::anim::layers::{blend_joint, JointPose};
 use crate::format::clip::{read_clip_file, BodyJoint, ClipFile, ClipSpace, LoopMode};
 use crate::format::settings::PlaybackMode;
-use crate::format::{parse_emote_value, EmoteFile, Problem, MAX_TIMELINE_TICKS};
+use crate::format::{parse_emote_value, AnimationFile, EmoteFile, Problem, MAX_TIMELINE_TICKS};
 use crate::import::humanoid::{humanoid_animation, BodyClip, BodyPose};
 
 /// Ticks per second of track time.
 const TICKS_PER_SEC: f32 = 20.0;
 
-/// Reads the clip at `path` and builds its emote (module docs).
-pub(super) fn read_clip_emote(path: &Path) -> (Vec<Problem>, Option<Parsed>) {
+/// Reads the clip at `path` as the schema 4 Animation it plays as (module
+/// docs), with its problems; `None` when it is refused.
+pub fn read_clip_animation(path: &Path) -> (Vec<Problem>, Option<AnimationFile>) {
     let report = read_clip_file(path);
     let mut problems = report.problems;
     let Some(clip) = report.file else {
@@ -82,12 +83,20 @@ pub(super) fn read_clip_emote(path: &Path) -> (Vec<Problem>, Option<Parsed>) {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| id.clone());
-    let file = match clip_animation(&clip, &id, &name, &mut problems) {
-        Ok(file) => file,
+    match clip_animation(&clip, &id, &name, &mut problems) {
+        Ok(file) => (problems, Some(file)),
         Err(problem) => {
             problems.push(problem);
-            return (problems, None);
+            (problems, None)
         }
+    }
+}
+
+/// Reads the clip at `path` and builds its emote (module docs).
+pub(super) fn read_clip_emote(path: &Path) -> (Vec<Problem>, Option<Parsed>) {
+    let (mut problems, file) = read_clip_animation(path);
+    let Some(file) = file else {
+        return (problems, None);
     };
     let compiled = match CompiledAnimation::compile(&file) {
         Ok(compiled) => compiled,
@@ -334,7 +343,7 @@ pub fn clip_animation(
     id: &str,
     name: &str,
     problems: &mut Vec<Problem>,
-) -> Result<crate::format::AnimationFile, Problem> {
+) -> Result<AnimationFile, Problem> {
     let (cycle, poses) = clip_poses(clip, problems)?;
     let mut metadata = Map::new();
     metadata.insert("name".to_owned(), Value::String(name.to_owned()));

@@ -66,6 +66,7 @@ pub use skin::{Skin, SkinError};
 
 use crate::anim::SampleError;
 use crate::format::{read_emote_file, AnimationFile, EmoteFile, Problem};
+use crate::library::clips::read_clip_animation;
 use crate::library::CompiledAnimation;
 use camera::{Camera, Sphere};
 use draw::{scene_points, CellPainter};
@@ -256,12 +257,19 @@ impl Preview {
                 tick_count: options.ticks.len(),
             });
         }
-        let report = read_emote_file(path);
         let invalid = |problems: Vec<Problem>| PreviewError::InvalidFile {
             path: path.to_owned(),
             problems: problems.into_iter().filter(Problem::is_error).collect(),
         };
-        let file = match report.file {
+        // A clip previews as the emote it plays as on the server.
+        let (problems, file) = if path.extension().is_some_and(|e| e == "anim") {
+            let (problems, file) = read_clip_animation(path);
+            (problems, file.map(EmoteFile::Animation))
+        } else {
+            let report = read_emote_file(path);
+            (report.problems, report.file)
+        };
+        let file = match file {
             Some(EmoteFile::Animation(file)) => file,
             Some(EmoteFile::Sequence(sequence)) => {
                 let mut ids: Vec<String> = sequence
@@ -276,7 +284,7 @@ impl Preview {
                     animations: ids.join(", "),
                 });
             }
-            None => return Err(invalid(report.problems)),
+            None => return Err(invalid(problems)),
         };
         let compiled = CompiledAnimation::compile(&file).map_err(invalid)?;
         Preview::new(&file, &compiled, options).map_err(|source| PreviewError::Sample {
