@@ -1,5 +1,5 @@
 //! The emoted command line: `serve` (the default), `check`, `sample`,
-//! `preview`, `molang`, `pack` and `loadtest`.
+//! `preview`, `molang`, `pack`, `convert` and `loadtest`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -21,11 +21,8 @@ enum Command {
     /// Run the server (offline mode, flat world, emotes from emotes/ and datapacks/).
     Serve(ServeArgs),
     /// Validate Animation and Sequence files, `.anim` clips and `.retarget`
-    /// maps, or folders of them; exit 1 if any is invalid.
-    /// When a configuration names an admin's resource pack
-    /// (`resource_pack.merge`), it is read and merged too: each path both
-    /// packs have is printed with who won, and a pack that cannot be read
-    /// is an error.
+    /// maps, or folders of them; exit 1 if any is invalid. An admin's pack
+    /// (`resource_pack.merge`) is merged too, each shared path printed.
     Check {
         /// Files or folders to check (folders are searched recursively).
         #[arg(required = true)]
@@ -60,6 +57,8 @@ enum Command {
     /// server serves it; prints its SHA-1 and path, and each path both
     /// packs have (with who won) on standard error.
     Pack(PackArgs),
+    /// Convert another format's animation into schema 4, noting each lossy step.
+    Convert(emoted::library::convert_cli::ConvertArgs),
     /// Measure the server tick with N playbacks seen by M viewers (no sockets);
     /// prints one JSON line.
     Loadtest(emoted::server::loadtest::LoadtestOptions),
@@ -167,6 +166,7 @@ fn main() -> ExitCode {
         Some(Command::Molang { expr, sets }) => molang(&expr, &sets),
         Some(Command::Pack(args)) => pack(&args),
         Some(Command::Loadtest(options)) => loadtest(options),
+        Some(Command::Convert(args)) => emoted::library::convert_cli::main(&args),
         None => serve(ServeArgs::default()),
     }
 }

@@ -28,9 +28,60 @@
 //! points schema 4 cannot express. A note is information, not an error:
 //! the file is still valid.
 
+pub mod detect;
 pub mod humanoid;
+pub mod keys;
 pub mod playeranimator;
+pub mod scene;
 pub mod three_ds;
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::format::{parse_emote_value, AnimationFile, EmoteFile};
+
+/// The emote whose stop conditions a converted emote takes.
+const WAVE_JSON: &str = include_str!("../../emotes/wave.json");
+
+/// What `emoted convert` asks of an importer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConvertOptions {
+    /// The namespace of the ids written (`converted` unless told).
+    pub namespace: String,
+    /// The input's file stem, the path of the ids written (`jack_in_the_box`).
+    pub stem: String,
+    /// Which animation of several to convert (`--clip NAME`, matched
+    /// exactly, then case-insensitively); `None` converts every one.
+    pub clip: Option<String>,
+    /// The folder the input is in, for the files it names (a glTF's `.bin`,
+    /// a Bedrock animation's geometry); `None` for input from memory.
+    pub base_dir: Option<PathBuf>,
+    /// The geometry file a Bedrock animation plays on (`--geometry`); when
+    /// `None`, the importer looks beside the input.
+    pub geometry: Option<PathBuf>,
+}
+
+impl ConvertOptions {
+    /// The emote id for the source animation named `clip` (`None` for a
+    /// source with one animation): `namespace:stem`, or
+    /// `namespace:stem/clip` with the clip's name made an id path.
+    pub fn id(&self, clip: Option<&str>) -> String {
+        let path = |text: &str| {
+            let mut taken = std::collections::BTreeSet::new();
+            scene::node_id(text, &mut taken)
+        };
+        let namespace = if self.namespace.is_empty() {
+            "converted"
+        } else {
+            &self.namespace
+        };
+        match clip {
+            None => format!("{namespace}:{}", path(&self.stem)),
+            Some(clip) => format!("{namespace}:{}/{}", path(&self.stem), path(clip)),
+        }
+    }
+}
 
 /// One lossy step of an import.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,6 +139,28 @@ pub enum ImportError {
         /// Where the value is in the source.
         pointer: String,
     },
+    /// A node's frames or visibility do not cover the timeline.
+    #[error("{source_place}: node `{name}` has {given} samples but a {duration_ticks}-tick timeline needs {} (ticks 0 to {duration_ticks}) (an importer bug; please report it with the source file)", duration_ticks + 1)]
+    NodeFrames {
+        /// Where the source has the node.
+        source_place: String,
+        /// The node's name.
+        name: String,
+        /// The timeline's length.
+        duration_ticks: u32,
+        /// How many samples were given.
+        given: usize,
+    },
+    /// A node names a parent that does not come before it.
+    #[error("{source_place}: node `{name}` names parent {parent}, which is not an earlier node (an importer bug; please report it with the source file)")]
+    Parent {
+        /// Where the source has the node.
+        source_place: String,
+        /// The node's name.
+        name: String,
+        /// The index it gave.
+        parent: usize,
+    },
     /// The schema 4 reader refused what the importer built: a bug in the
     /// importer, reported with the reader's own words.
     #[error("the converted file was refused at {pointer}: {message} (an importer bug; please report it with the source file)")]
@@ -97,4 +170,35 @@ pub enum ImportError {
         /// The reader's message.
         message: String,
     },
+}
+
+/// `emotes/wave.json`'s stop conditions (a converted emote stops when the
+/// player moves, jumps, swims, rides, is hurt, attacks or changes game
+/// mode), which every importer gives its output.
+fn wave_stop_conditions() -> Option<Value> {
+    serde_json::from_str::<Value>(WAVE_JSON)
+        .ok()
+        .and_then(|wave| wave.pointer("/settings/player/stop_conditions").cloned())
+}
+
+/// `json` through the schema 4 reader: the validated Animation, or the
+/// reader's first error as [`ImportError::Refused`] (an importer bug).
+fn read_back(json: &Value) -> Result<AnimationFile, ImportError> {
+    let report = parse_emote_value(json);
+    match report.file {
+        Some(EmoteFile::Animation(file)) => Ok(file),
+        _ => {
+            let first = report.problems.into_iter().find(|p| p.is_error());
+            Err(match first {
+                Some(problem) => ImportError::Refused {
+                    pointer: problem.pointer,
+                    message: problem.message,
+                },
+                None => ImportError::Refused {
+                    pointer: String::new(),
+                    message: "the reader gave no Animation".to_owned(),
+                },
+            })
+        }
+    }
 }

@@ -65,7 +65,7 @@ use crate::anim::layers::{blend_joint, JointPose};
 use crate::format::clip::{read_clip_file, BodyJoint, ClipFile, ClipSpace, LoopMode};
 use crate::format::settings::PlaybackMode;
 use crate::format::{parse_emote_value, AnimationFile, EmoteFile, Problem, MAX_TIMELINE_TICKS};
-use crate::import::humanoid::{humanoid_animation, BodyClip, BodyPose};
+use crate::import::humanoid::{humanoid_animation, BodyClip, BodyPose, Imported};
 
 /// Ticks per second of track time.
 const TICKS_PER_SEC: f32 = 20.0;
@@ -344,6 +344,17 @@ pub fn clip_animation(
     name: &str,
     problems: &mut Vec<Problem>,
 ) -> Result<AnimationFile, Problem> {
+    clip_imported(clip, id, name, problems).map(|imported| imported.file)
+}
+
+/// [`clip_animation`] with the JSON written and the humanoid rig's notes
+/// (what `emoted convert` writes).
+pub fn clip_imported(
+    clip: &ClipFile,
+    id: &str,
+    name: &str,
+    problems: &mut Vec<Problem>,
+) -> Result<Imported, Problem> {
     let (cycle, poses) = clip_poses(clip, problems)?;
     let mut metadata = Map::new();
     metadata.insert("name".to_owned(), Value::String(name.to_owned()));
@@ -355,18 +366,21 @@ pub fn clip_animation(
         loop_delay_ticks: 0,
         poses,
     };
-    let imported = humanoid_animation(&body)
+    let mut imported = humanoid_animation(&body)
         .map_err(|e| Problem::error("", format!("the clip does not convert: {e}")))?;
-    let mut json = imported.json;
     let events = cue_events(clip, cycle, problems);
     if events.is_empty() {
-        return Ok(imported.file);
+        return Ok(imported);
     }
+    let mut json = imported.json.clone();
     if let Some(timeline) = json.get_mut("timeline").and_then(Value::as_object_mut) {
         timeline.insert("events".to_owned(), json!({ "timeline": events }));
     }
     match parse_emote_value(&json).file {
-        Some(EmoteFile::Animation(file)) => Ok(file),
+        Some(EmoteFile::Animation(file)) => {
+            imported.json = json;
+            imported.file = file;
+        }
         _ => {
             // A sound id the schema 4 reader refuses in a command: the
             // motion still plays, without the sounds.
@@ -374,9 +388,9 @@ pub fn clip_animation(
                 "/sounds",
                 "the sounds do not make valid commands; the clip plays without them",
             ));
-            Ok(imported.file)
         }
     }
+    Ok(imported)
 }
 
 /// The clip's sounds as timeline command events, and a warning for each

@@ -16,9 +16,12 @@ pub mod clip_cli;
 pub mod clips;
 mod compat;
 pub mod compiled;
+pub mod convert_cli;
 pub mod discover;
 #[cfg(test)]
 mod import_tests;
+#[cfg(test)]
+mod scene_tests;
 pub mod runtime;
 pub mod sample;
 

@@ -12,7 +12,7 @@
 //! The output keeps the template's nodes as they are (its idle timeline is
 //! dropped) and animates only the eleven joint anchors: `hips`, `spine`,
 //! `neck`, `shoulder_r/l`, `elbow_r/l`, `hip_r/l`, `knee_r/l`. `rig` works
-//! out each anchor's local transform at each tick; `tracks` turns those
+//! out each anchor's local transform at each tick; [`super::keys`] turns those
 //! into position and rotation tracks (XYZ Euler degrees, keys slerped),
 //! keeping the fewest keys within [`POSITION_TOLERANCE_BLOCKS`] and
 //! [`ROTATION_TOLERANCE_RADIANS`] of every tick. An anchor that never
@@ -31,25 +31,23 @@
 //! [`ImportError::Refused`].
 
 mod rig;
-mod tracks;
 
 use std::collections::BTreeMap;
 
-use glam::Affine3A;
+use glam::{Affine3A, Vec3};
 use serde_json::{json, Map, Value};
 
 use self::rig::{parent_index, RestRig, ANCHORS};
-use super::{ImportError, Note};
+use super::keys::{node_tracks, Sample, Tolerances};
+use super::{read_back, wave_stop_conditions, ImportError, Note};
 use crate::anim::bones::{BodyJoint, JointFrame};
 use crate::format::settings::PlaybackMode;
-use crate::format::{parse_emote_value, AnimationFile, EmoteFile, MAX_TIMELINE_TICKS};
+use crate::format::{parse_emote_value, AnimationFile, MAX_TIMELINE_TICKS};
 
-pub use self::tracks::{POSITION_TOLERANCE_BLOCKS, ROTATION_TOLERANCE_RADIANS};
+pub use super::keys::{POSITION_TOLERANCE_BLOCKS, ROTATION_TOLERANCE_RADIANS};
 
 /// The humanoid rig, embedded when emoted is built.
 pub const TEMPLATE_JSON: &str = include_str!("../../../emotes/humanoid_template.json");
-/// The emote whose stop conditions a converted body emote takes.
-const WAVE_JSON: &str = include_str!("../../../emotes/wave.json");
 
 /// The body's pose at one tick.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -141,20 +139,21 @@ pub fn humanoid_animation(clip: &BodyClip) -> Result<Imported, ImportError> {
             .enumerate()
             .map(|(t, w)| parent_at(t).inverse() * w.get(a).copied().unwrap_or_default())
             .collect();
-        let (channels, played) = tracks::anchor_tracks(
-            anchor,
-            &targets,
-            rest.rest_position[a],
-            rest.rest_rotation[a],
-            &mut notes,
-        );
+        let samples: Vec<Sample> = targets.iter().map(Sample::of).collect();
+        let rest_sample = Sample {
+            position: rest.rest_position[a],
+            rotation: rest.rest_rotation[a],
+            scale: Vec3::ONE,
+        };
+        let (channels, played) =
+            node_tracks(anchor, &samples, rest_sample, Tolerances::DEFAULT, &mut notes);
         if !channels.is_empty() {
             track_map.insert((*anchor).to_owned(), Value::Object(channels));
         }
         let worlds = played
             .iter()
             .enumerate()
-            .map(|(t, local)| parent_at(t) * *local)
+            .map(|(t, local)| parent_at(t) * local.affine())
             .collect();
         played_worlds.push(worlds);
     }
@@ -195,9 +194,7 @@ fn template() -> Result<(Value, RestRig), ImportError> {
 
 /// Standalone, hidden player, wave's stop conditions, the given mode.
 fn set_settings(json: &mut Value, mode: PlaybackMode, loop_delay_ticks: u32) {
-    let stop_conditions = serde_json::from_str::<Value>(WAVE_JSON)
-        .ok()
-        .and_then(|wave| wave.pointer("/settings/player/stop_conditions").cloned());
+    let stop_conditions = wave_stop_conditions();
     let delay = match mode {
         PlaybackMode::Loop | PlaybackMode::ServerSync => loop_delay_ticks,
         PlaybackMode::Once | PlaybackMode::Hold => 0,
@@ -216,27 +213,6 @@ fn set_settings(json: &mut Value, mode: PlaybackMode, loop_delay_ticks: u32) {
         "playback".to_owned(),
         json!({"mode": mode.name(), "loop_delay": format!("{delay}t")}),
     );
-}
-
-/// `json` through the schema 4 reader.
-fn read_back(json: &Value) -> Result<AnimationFile, ImportError> {
-    let report = parse_emote_value(json);
-    match report.file {
-        Some(EmoteFile::Animation(file)) => Ok(file),
-        _ => {
-            let first = report.problems.into_iter().find(|p| p.is_error());
-            Err(match first {
-                Some(problem) => ImportError::Refused {
-                    pointer: problem.pointer,
-                    message: problem.message,
-                },
-                None => ImportError::Refused {
-                    pointer: String::new(),
-                    message: "the reader gave no Animation".to_owned(),
-                },
-            })
-        }
-    }
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@
 //! An anchor's local transform is then its parent's world inverse times
 //! its own wanted world (`body`, the root, stays at rest), where the
 //! parent's world is the one its thinned tracks actually play
-//! (`super::tracks`), so a parent's small error is made up by the child
+//! ([`crate::import::keys`]), so a parent's small error is made up by the child
 //! instead of adding up down the limb.
 
 use glam::{Affine3A, Quat, Vec3};

@@ -13,14 +13,15 @@
 //!   parent: `0xB030` id, `0xB010` header (name, two flag words, parent
 //!   id), and by kind:
 //!   - object nodes (`0xB002`): `0xB011` instance name, `0xB013` pivot,
-//!     and position, rotation, scale and hide tracks;
+//!     `0xB014` bounding box, and position, rotation, scale and hide
+//!     tracks;
 //!   - camera, target, omni and spot nodes: their position track only
 //!     (their field of view, roll, colour, hotspot and falloff tracks are
 //!     skipped), as lib3ds places them by position alone;
 //!   - the ambient node: nothing but its id and header (it has a colour
 //!     track, skipped).
 //!
-//!   Morph, bounding box and smoothing chunks are skipped. A node without
+//!   Morph and smoothing chunks are skipped. A node without
 //!   a header is refused, and each node chunk may appear only once.
 //!
 //! # Ids and the hierarchy
@@ -61,6 +62,8 @@ pub const NODE_HEADER: u16 = 0xB010;
 pub const INSTANCE_NAME: u16 = 0xB011;
 /// A node's pivot chunk.
 pub const PIVOT: u16 = 0xB013;
+/// A node's bounding box chunk.
+pub const BOUNDING_BOX: u16 = 0xB014;
 /// The parent id of a root node.
 pub const NO_PARENT: u16 = 0xFFFF;
 /// The object name of a dummy object, whose real name is its instance name.
@@ -147,6 +150,10 @@ pub struct Node {
     /// The centre of rotation and scaling of its mesh (`0xB013`), in the
     /// node's frame; zero when absent.
     pub pivot: Vec3,
+    /// Its mesh's bounding box (`0xB014`: the smallest then the largest
+    /// corner, in the mesh's own frame, which the pivot is in); `None`
+    /// when absent.
+    pub bounding_box: Option<(Vec3, Vec3)>,
     /// Its position track (no keys: the origin).
     pub position: Track<Vec3>,
     /// Its rotation track (no keys: no turn).
@@ -314,6 +321,7 @@ fn read_node(
         parent_id: NO_PARENT,
         parent: None,
         pivot: Vec3::ZERO,
+        bounding_box: None,
         position: Track::default(),
         rotation: RotationTrack::default(),
         scale: Track::default(),
@@ -327,7 +335,7 @@ fn read_node(
         let wanted = match child.id {
             NODE_ID | NODE_HEADER => true,
             POSITION_TRACK => placed,
-            INSTANCE_NAME | PIVOT | ROTATION_TRACK | SCALE_TRACK | HIDE_TRACK => object,
+            INSTANCE_NAME | PIVOT | BOUNDING_BOX | ROTATION_TRACK | SCALE_TRACK | HIDE_TRACK => object,
             _ => false,
         };
         if !wanted {
@@ -348,6 +356,11 @@ fn read_node(
             }
             INSTANCE_NAME => node.instance_name = Some(f.cstring("the instance name")?),
             PIVOT => node.pivot = f.vec3("the pivot")?,
+            BOUNDING_BOX => {
+                let low = f.vec3("the bounding box's smallest corner")?;
+                let high = f.vec3("the bounding box's largest corner")?;
+                node.bounding_box = Some((low, high));
+            }
             POSITION_TRACK => node.position = read_position(walker, &child)?,
             ROTATION_TRACK => node.rotation = read_rotation(walker, &child)?,
             SCALE_TRACK => node.scale = read_scale(walker, &child)?,

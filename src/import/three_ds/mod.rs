@@ -41,10 +41,11 @@
 //! - 3D Studio is Z-up, emoted Y-up. The change of basis `(x, y, z) → (x,
 //!   z, −y)` is applied once, in [`evaluate`], to every node's local
 //!   transform (see [`scene`]); tracks and keys keep the file's own axes.
-//! - This slice reads and evaluates; building schema 4 from the samples
-//!   is the importer's next step.
+//! - [`convert`] builds schema 4 from the samples, through
+//!   [`crate::import::scene`].
 
 pub mod chunks;
+pub mod convert;
 pub mod keyframer;
 pub mod scene;
 pub mod tcb;
@@ -55,7 +56,7 @@ mod eval_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod writer;
+pub(crate) mod writer;
 
 pub use chunks::Limits;
 pub use keyframer::{read_scene, read_scene_with, KeyframerHeader, Node, NodeKind, Scene, Segment};
