@@ -10,9 +10,9 @@
 //! ([`crate::anim::slerp`]), so a key is dropped while that slerp stays
 //! within the rotation tolerance of every sample. The runtime's slerp
 //! never turns more than half a turn in one segment, and neither does the
-//! check, so the kept keys play what was checked. A channel that never
-//! leaves the node's rest gets no track; one that holds still elsewhere
-//! gets one key.
+//! check, so the kept keys play what was checked. A channel that stays
+//! within the tolerance of the node's rest on every tick gets no track;
+//! one that holds still elsewhere gets one key.
 
 use glam::{Affine3A, Quat, Vec3};
 use serde_json::{json, Map, Value};
@@ -28,10 +28,6 @@ pub const ROTATION_TOLERANCE_RADIANS: f32 = 0.5 * std::f32::consts::PI / 180.0;
 /// How far a scale track may stray from a sampled tick: 0.01 of the
 /// factor (a one-block part is then off by at most 0.01 block).
 pub const SCALE_TOLERANCE: f32 = 0.01;
-/// Closer than this to the rest on every tick is "at rest" (no track).
-const AT_REST_BLOCKS: f32 = 1e-5;
-const AT_REST_RADIANS: f32 = 1e-5;
-const AT_REST_SCALE: f32 = 1e-4;
 
 /// A local transform taken apart: blocks, a unit quaternion, factors.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -100,7 +96,7 @@ pub fn node_tracks(
     let mut channels = Map::new();
     let mut played = vec![rest; samples.len()];
     let positions: Vec<Vec3> = samples.iter().map(|s| s.position).collect();
-    if moves(&positions, rest.position, AT_REST_BLOCKS) {
+    if moves(&positions, rest.position, tolerances.position) {
         let written = vector_track(&positions, tolerances.position);
         let plays = play(&as_vec3(&written), samples.len(), rest.position, Vec3::lerp);
         for (slot, value) in played.iter_mut().zip(plays) {
@@ -112,7 +108,7 @@ pub fn node_tracks(
     let rotations: Vec<Quat> = samples.iter().map(|s| s.rotation).collect();
     let turns = rotations
         .iter()
-        .any(|q| !q.is_finite() || q.angle_between(rest.rotation) > AT_REST_RADIANS);
+        .any(|q| !q.is_finite() || q.angle_between(rest.rotation) > tolerances.rotation);
     if turns {
         let kept = thin(&rotations, |a, b, t, i| {
             slerp(a, b, t).angle_between(i) <= tolerances.rotation
@@ -137,7 +133,7 @@ pub fn node_tracks(
         channels.insert("rotation".to_owned(), keys(&values));
     }
     let scales: Vec<Vec3> = samples.iter().map(|s| s.scale).collect();
-    if moves(&scales, rest.scale, AT_REST_SCALE) {
+    if moves(&scales, rest.scale, tolerances.scale) {
         let written = vector_track(&scales, tolerances.scale);
         let plays = play(&as_vec3(&written), samples.len(), rest.scale, Vec3::lerp);
         for (slot, value) in played.iter_mut().zip(plays) {
@@ -149,17 +145,19 @@ pub fn node_tracks(
     (channels, played)
 }
 
-/// `v`'s components rounded to `1 / scale`, as JSON numbers.
+/// `v`'s components rounded to `1 / scale`, as JSON numbers (`-0` is
+/// written `0`).
 pub fn round(v: Vec3, scale: f64) -> [f64; 3] {
-    let r = |x: f32| (f64::from(x) * scale).round() / scale;
+    let r = |x: f32| (f64::from(x) * scale).round() / scale + 0.0;
     [r(v.x), r(v.y), r(v.z)]
 }
 
-/// Whether any value is not finite or further than `at_rest` from `rest`.
-fn moves(values: &[Vec3], rest: Vec3, at_rest: f32) -> bool {
+/// Whether any value is not finite or further than `tolerance` from
+/// `rest` (within it on every tick, the rest itself plays close enough).
+fn moves(values: &[Vec3], rest: Vec3, tolerance: f32) -> bool {
     values
         .iter()
-        .any(|v| !v.is_finite() || v.distance(rest) > at_rest)
+        .any(|v| !v.is_finite() || v.distance(rest) > tolerance)
 }
 
 /// The kept keys of a lerped vector channel, as (tick, rounded value).
@@ -240,8 +238,9 @@ fn thin<T: Copy>(values: &[T], close: impl Fn(T, T, f32, T) -> bool) -> Vec<usiz
 
 /// The note for one resampled channel of `node`, kept to `keys` keys.
 fn note(notes: &mut Vec<Note>, node: &str, channel: &str, keys: usize, tolerance: &str) {
+    let plural = if keys == 1 { "" } else { "s" };
     notes.push(Note::new(
         format!("/timeline/tracks/{node}/{channel}"),
-        format!("resampled at every tick and thinned to {keys} linear keys within {tolerance}"),
+        format!("resampled at every tick and thinned to {keys} linear key{plural} within {tolerance}"),
     ));
 }
