@@ -241,6 +241,8 @@ fn note(notes: &mut Vec<Note>, node: &str, channel: &str, keys: usize, tolerance
     let plural = if keys == 1 { "" } else { "s" };
     notes.push(Note::new(
         format!("/timeline/tracks/{node}/{channel}"),
-        format!("resampled at every tick and thinned to {keys} linear key{plural} within {tolerance}"),
+        format!(
+            "resampled at every tick and thinned to {keys} linear key{plural} within {tolerance}"
+        ),
     ));
 }

@@ -172,6 +172,23 @@ pub enum ImportError {
     },
 }
 
+/// Refuses a timeline of no ticks or of more than
+/// [`crate::format::MAX_TIMELINE_TICKS`].
+fn check_duration(duration_ticks: u32) -> Result<(), ImportError> {
+    use crate::format::MAX_TIMELINE_TICKS;
+    if duration_ticks == 0 {
+        return Err(ImportError::Empty);
+    }
+    if duration_ticks > MAX_TIMELINE_TICKS {
+        return Err(ImportError::TooLong {
+            pointer: "/timeline/duration".to_owned(),
+            ticks: i64::from(duration_ticks),
+            max_ticks: MAX_TIMELINE_TICKS,
+        });
+    }
+    Ok(())
+}
+
 /// `emotes/wave.json`'s stop conditions (a converted emote stops when the
 /// player moves, jumps, swims, rides, is hurt, attacks or changes game
 /// mode), which every importer gives its output.

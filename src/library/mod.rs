@@ -20,10 +20,10 @@ pub mod convert_cli;
 pub mod discover;
 #[cfg(test)]
 mod import_tests;
-#[cfg(test)]
-mod scene_tests;
 pub mod runtime;
 pub mod sample;
+#[cfg(test)]
+mod scene_tests;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

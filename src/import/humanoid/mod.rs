@@ -39,10 +39,10 @@ use serde_json::{json, Map, Value};
 
 use self::rig::{parent_index, RestRig, ANCHORS};
 use super::keys::{node_tracks, Sample, Tolerances};
-use super::{read_back, wave_stop_conditions, ImportError, Note};
+use super::{check_duration, read_back, wave_stop_conditions, ImportError, Note};
 use crate::anim::bones::{BodyJoint, JointFrame};
 use crate::format::settings::PlaybackMode;
-use crate::format::{parse_emote_value, AnimationFile, MAX_TIMELINE_TICKS};
+use crate::format::{parse_emote_value, AnimationFile};
 
 pub use super::keys::{POSITION_TOLERANCE_BLOCKS, ROTATION_TOLERANCE_RADIANS};
 
@@ -67,7 +67,7 @@ pub struct BodyClip {
     pub id: String,
     /// `metadata` as written (at least a `name`).
     pub metadata: Map<String, Value>,
-    /// The timeline's length in ticks, 1..=[`MAX_TIMELINE_TICKS`].
+    /// The timeline's length in ticks, 1..=[`crate::format::MAX_TIMELINE_TICKS`].
     pub duration_ticks: u32,
     /// How it plays.
     pub mode: PlaybackMode,
@@ -91,16 +91,7 @@ pub struct Imported {
 
 /// `clip` as a schema 4 Animation on the humanoid rig.
 pub fn humanoid_animation(clip: &BodyClip) -> Result<Imported, ImportError> {
-    if clip.duration_ticks == 0 {
-        return Err(ImportError::Empty);
-    }
-    if clip.duration_ticks > MAX_TIMELINE_TICKS {
-        return Err(ImportError::TooLong {
-            pointer: "/timeline/duration".to_owned(),
-            ticks: i64::from(clip.duration_ticks),
-            max_ticks: MAX_TIMELINE_TICKS,
-        });
-    }
+    check_duration(clip.duration_ticks)?;
     let wanted = clip.duration_ticks as usize + 1;
     if clip.poses.len() != wanted {
         return Err(ImportError::FrameCount {
@@ -145,8 +136,13 @@ pub fn humanoid_animation(clip: &BodyClip) -> Result<Imported, ImportError> {
             rotation: rest.rest_rotation[a],
             scale: Vec3::ONE,
         };
-        let (channels, played) =
-            node_tracks(anchor, &samples, rest_sample, Tolerances::DEFAULT, &mut notes);
+        let (channels, played) = node_tracks(
+            anchor,
+            &samples,
+            rest_sample,
+            Tolerances::DEFAULT,
+            &mut notes,
+        );
         if !channels.is_empty() {
             track_map.insert((*anchor).to_owned(), Value::Object(channels));
         }

@@ -12,10 +12,9 @@ use super::{
 use crate::anim::{euler_degrees_from_quat, quat_from_euler_degrees};
 use crate::format::event::KNOWN_COMMANDS;
 use crate::format::settings::PlaybackMode;
-use crate::format::MAX_TIMELINE_TICKS;
 use crate::import::humanoid::Imported;
 use crate::import::keys::{node_tracks, round, Sample, Tolerances};
-use crate::import::{read_back, wave_stop_conditions, ImportError, Note};
+use crate::import::{check_duration, read_back, wave_stop_conditions, ImportError, Note};
 
 /// The smallest extent a cube's display is given, blocks: a flat cube (a
 /// plane in Blockbench) still decomposes into a finite transform.
@@ -97,7 +96,12 @@ pub fn scene_animation(clip: &SceneClip) -> Result<Imported, ImportError> {
             ..Tolerances::DEFAULT
         };
         let id = &ids[i];
-        let rest = written(samples.first().copied().unwrap_or(Sample::of(&Affine3A::IDENTITY)));
+        let rest = written(
+            samples
+                .first()
+                .copied()
+                .unwrap_or(Sample::of(&Affine3A::IDENTITY)),
+        );
         let (channels, locals) = node_tracks(id, &samples, rest, tolerances, &mut notes);
         if !channels.is_empty() {
             tracks.insert(id.clone(), Value::Object(channels));
@@ -145,16 +149,7 @@ pub fn scene_animation(clip: &SceneClip) -> Result<Imported, ImportError> {
 
 /// The rules a clip must keep for the builder to work on it.
 fn check(clip: &SceneClip) -> Result<(), ImportError> {
-    if clip.duration_ticks == 0 {
-        return Err(ImportError::Empty);
-    }
-    if clip.duration_ticks > MAX_TIMELINE_TICKS {
-        return Err(ImportError::TooLong {
-            pointer: "/timeline/duration".to_owned(),
-            ticks: i64::from(clip.duration_ticks),
-            max_ticks: MAX_TIMELINE_TICKS,
-        });
-    }
+    check_duration(clip.duration_ticks)?;
     let ticks = clip.duration_ticks as usize + 1;
     for (i, node) in clip.nodes.iter().enumerate() {
         let wrong = [node.frames.len(), node.visible.len()]
@@ -176,9 +171,10 @@ fn check(clip: &SceneClip) -> Result<(), ImportError> {
                 parent,
             });
         }
-        let finite = node.frames.iter().all(|f| {
-            f.translation.is_finite() && f.rotation.is_finite() && f.scale.is_finite()
-        });
+        let finite = node
+            .frames
+            .iter()
+            .all(|f| f.translation.is_finite() && f.rotation.is_finite() && f.scale.is_finite());
         if !finite {
             return Err(ImportError::NotFinite {
                 pointer: node.source.clone(),
@@ -198,7 +194,10 @@ fn frame(node: &SceneNode, t: usize) -> Trs {
 /// the rotations and scales importers give).
 fn largest_scale(affine: &Affine3A) -> f32 {
     let m = affine.matrix3;
-    m.x_axis.length().max(m.y_axis.length()).max(m.z_axis.length())
+    m.x_axis
+        .length()
+        .max(m.y_axis.length())
+        .max(m.z_axis.length())
 }
 
 /// `sample` as the runtime reads it back once written: positions and
@@ -207,10 +206,7 @@ fn written(sample: Sample) -> Sample {
     let v = |a: [f64; 3]| Vec3::new(a[0] as f32, a[1] as f32, a[2] as f32);
     Sample {
         position: v(round(sample.position, 1e6)),
-        rotation: quat_from_euler_degrees(v(round(
-            euler_degrees_from_quat(sample.rotation),
-            1e4,
-        ))),
+        rotation: quat_from_euler_degrees(v(round(euler_degrees_from_quat(sample.rotation), 1e4))),
         scale: v(round(sample.scale, 1e6)),
     }
 }

@@ -62,16 +62,9 @@ impl FrameRate {
     }
 }
 
-/// A translation, rotation and scale, applied scale first.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Trs {
-    /// The translation.
-    pub translation: Vec3,
-    /// The rotation (a unit quaternion).
-    pub rotation: Quat,
-    /// The scale along each axis.
-    pub scale: Vec3,
-}
+/// A translation, rotation and scale, applied scale first (the importers'
+/// shared type).
+pub use crate::import::scene::Trs;
 
 impl Trs {
     /// `T · R · S`.
