@@ -19,6 +19,8 @@ pub mod compiled;
 pub mod convert_cli;
 pub mod discover;
 #[cfg(test)]
+mod emotecraft_json_tests;
+#[cfg(test)]
 mod import_tests;
 #[cfg(test)]
 mod scene_tests;
