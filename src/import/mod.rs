@@ -32,6 +32,7 @@ pub mod detect;
 pub mod emotecraft_json;
 pub mod humanoid;
 pub mod keys;
+pub mod legacy;
 pub mod playeranimator;
 pub mod scene;
 pub mod three_ds;

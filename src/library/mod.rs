@@ -23,6 +23,8 @@ mod emotecraft_json_tests;
 #[cfg(test)]
 mod import_tests;
 #[cfg(test)]
+mod legacy_tests;
+#[cfg(test)]
 mod scene_tests;
 pub mod runtime;
 pub mod sample;
