@@ -6,7 +6,7 @@
 //! nothing.
 //!
 //! To accept a deliberate change of the output, run with
-//! `EMOTED_BLESS=1`: the goldens are then rewritten, and the diff shows
+//! `UPDATE_GOLDEN=1`: the goldens are then rewritten, and the diff shows
 //! what changed.
 
 use std::fs;
@@ -43,11 +43,23 @@ fn text(bytes: &[u8]) -> String {
 /// Converts `input` into `out`, checks it against its golden file in
 /// `golden_dir`, and returns standard error.
 fn convert_against_golden(input: &Path, golden_dir: &Path, out: &Path) -> String {
+    convert_against_golden_in(input, golden_dir, out, "converted")
+}
+
+/// [`convert_against_golden`] with the ids in `namespace`.
+fn convert_against_golden_in(
+    input: &Path,
+    golden_dir: &Path,
+    out: &Path,
+    namespace: &str,
+) -> String {
     let run = emoted(&[
         "convert",
         &input.to_string_lossy(),
         "-o",
         &out.to_string_lossy(),
+        "--namespace",
+        namespace,
     ]);
     let stderr = text(&run.stderr);
     assert!(run.status.success(), "{}: {stderr}", input.display());
@@ -63,12 +75,12 @@ fn convert_against_golden(input: &Path, golden_dir: &Path, out: &Path) -> String
         .to_string_lossy()
         .into_owned();
     let golden_path = golden_dir.join(format!("{name}.schema4.json"));
-    if std::env::var_os("EMOTED_BLESS").is_some() {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
         fs::copy(out, &golden_path).expect("bless");
     }
     let golden: Value = serde_json::from_str(
         &fs::read_to_string(&golden_path)
-            .unwrap_or_else(|_| panic!("{} (run with EMOTED_BLESS=1)", golden_path.display())),
+            .unwrap_or_else(|_| panic!("{} (run with UPDATE_GOLDEN=1)", golden_path.display())),
     )
     .expect("golden JSON");
     assert_eq!(
@@ -176,4 +188,36 @@ fn broken_input_names_the_place_and_writes_nothing() {
     let run = emoted(&["convert", &unknown.to_string_lossy()]);
     assert!(!run.status.success());
     assert!(text(&run.stderr).contains("use --from to say which"));
+}
+
+#[test]
+fn emotecraft_and_schema_1_and_3_fixtures_convert_to_their_golden_files_and_check() {
+    for (format, names) in [
+        (
+            "emotecraft",
+            &["wave_v1", "props_hold_v2", "spin_loop_v3"][..],
+        ),
+        (
+            "legacy",
+            &[
+                "s1_bob",
+                "s1_flag",
+                "s1_spin",
+                "s3_parented",
+                "s3_props",
+                "s3_turn",
+            ][..],
+        ),
+    ] {
+        let out = scratch(format);
+        for name in names {
+            let input = fixtures(format).join(format!("{name}.json"));
+            // These goldens are the importers' unit tests' too, which write
+            // ids in `test:`.
+            let out_file = out.join(format!("{name}.json"));
+            let stderr = convert_against_golden_in(&input, &fixtures(format), &out_file, "test");
+            assert!(stderr.contains("NOTE: "), "{stderr}");
+        }
+        assert_checks(&out, names.len());
+    }
 }

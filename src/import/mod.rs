@@ -29,8 +29,10 @@
 //! the file is still valid.
 
 pub mod detect;
+pub mod emotecraft_json;
 pub mod humanoid;
 pub mod keys;
+pub mod legacy;
 pub mod playeranimator;
 pub mod scene;
 pub mod three_ds;

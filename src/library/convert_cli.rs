@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use crate::format::clip::read_clip_file;
 use crate::import::detect::{detect, SourceFormat};
 use crate::import::humanoid::Imported;
-use crate::import::three_ds;
+use crate::import::{emotecraft_json, legacy, three_ds};
 use crate::import::{ConvertOptions, Note};
 
 /// The largest input `convert` reads: 64 MiB.
@@ -145,6 +145,10 @@ pub fn convert_file(args: &ConvertArgs) -> Converted {
         SourceFormat::ThreeDs => {
             three_ds::convert::convert(&bytes, &options, args.fps).map_err(|e| e.to_string())
         }
+        SourceFormat::Emotecraft => {
+            emotecraft_json::convert(&bytes, &options).map_err(|e| e.to_string())
+        }
+        SourceFormat::Legacy => legacy::convert(&bytes, &options).map_err(|e| e.to_string()),
         other => Err(format!(
             "{} files are not converted yet (issue 17 lands them one format at a time)",
             other.name()

@@ -19,7 +19,11 @@ pub mod compiled;
 pub mod convert_cli;
 pub mod discover;
 #[cfg(test)]
+mod emotecraft_json_tests;
+#[cfg(test)]
 mod import_tests;
+#[cfg(test)]
+mod legacy_tests;
 pub mod runtime;
 pub mod sample;
 #[cfg(test)]
