@@ -28,6 +28,7 @@
 //! points schema 4 cannot express. A note is information, not an error:
 //! the file is still valid.
 
+pub mod bedrock;
 pub mod detect;
 pub mod humanoid;
 pub mod keys;
