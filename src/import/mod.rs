@@ -29,6 +29,7 @@
 //! the file is still valid.
 
 pub mod bedrock;
+pub mod blockbench;
 pub mod detect;
 pub mod humanoid;
 pub mod keys;

@@ -1,18 +1,18 @@
-//! The Bedrock importer end to end: each fixture (and GeckoLib's
-//! jack-in-the-box, read in place when it is there) → schema 4 → the
-//! runtime's own sampler, every node's world within 0.01 block and 0.5°
-//! of the importer's own evaluation of the source at every tick. (Here
-//! rather than in `import`, which does not name the library.)
+//! The Bedrock and Blockbench importers end to end: each fixture (and
+//! GeckoLib's jack-in-the-box, read in place when it is there) → schema 4
+//! → the runtime's own sampler, every node's world within 0.01 block and
+//! 0.5° of the importer's own evaluation of the source at every tick.
+//! (Here rather than in `import`, which does not name the library.)
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use glam::{Affine3A, Mat4};
 
-use crate::import::bedrock;
 use crate::import::humanoid::Imported;
 use crate::import::scene::{node_id, SceneClip, ROOT_NODE_ID};
 use crate::import::ConvertOptions;
+use crate::import::{bedrock, blockbench};
 use crate::library::sample::sample_ticks;
 use crate::library::CompiledAnimation;
 
@@ -118,4 +118,32 @@ fn jack_in_the_box_plays_as_the_source_at_every_tick() {
         ),
         1
     );
+}
+
+#[test]
+fn blockbench_fixtures_play_as_the_source_at_every_tick() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/blockbench");
+    let mut count = 0;
+    for file in ["wave_5x.bbmodel", "bob_4x.bbmodel", "legacy_4x.bbmodel"] {
+        let bytes = std::fs::read(dir.join(file)).expect("fixture");
+        let options = ConvertOptions {
+            namespace: "test".to_owned(),
+            stem: file.trim_end_matches(".bbmodel").to_owned(),
+            ..ConvertOptions::default()
+        };
+        let (clips, _) = blockbench::evaluate(&bytes, &options).expect("evaluates");
+        let imported = blockbench::convert(&bytes, &options).expect("converts");
+        assert_eq!(clips.len(), imported.len());
+        for ((clip, _), imported) in clips.iter().zip(&imported) {
+            let worst = worst_gaps(clip, imported);
+            println!(
+                "{}: worst {:.4} block, {:.3}°",
+                clip.id,
+                worst.0,
+                worst.1.to_degrees()
+            );
+            count += 1;
+        }
+    }
+    assert_eq!(count, 4);
 }

@@ -136,11 +136,11 @@ pub enum BedrockError {
 /// animation (or only `options.clip`); ids are `options.id(None)` for a
 /// file with one animation, `options.id(Some(name))` for several.
 pub fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Vec<Imported>, BedrockError> {
-    let (clips, mut notes) = evaluate(bytes, options)?;
+    let (clips, notes) = evaluate(bytes, options)?;
     let mut out = Vec::with_capacity(clips.len());
     for (clip, clip_notes) in clips {
         let mut imported = scene_animation(&clip)?;
-        let mut all = std::mem::take(&mut notes);
+        let mut all = notes.clone();
         all.extend(clip_notes);
         all.append(&mut imported.notes);
         imported.notes = all;
