@@ -17,7 +17,8 @@
 //!   the next, in sampling order (time order, every channel of a tick).
 //! - An expression emoted cannot compile at all (`this`, `->`, a syntax
 //!   error) is the axis's default value, with a note quoting the error.
-//! - A non-finite result reads 0.
+//! - A non-finite result reads 0, and so does an expression whose loops
+//!   run past the runtime's per-tick operation budget.
 
 use std::collections::BTreeSet;
 
@@ -27,7 +28,7 @@ use super::curves::{Resolve, Scalar};
 use crate::import::Note;
 use crate::molang::{
     compile, describe, parser, CompileContext, Expr, ExprKind, MolangError, MolangRng, Namespace,
-    Program, QueryContext, Session, Symbols,
+    Program, QueryContext, Session, Symbols, DEFAULT_OP_BUDGET,
 };
 
 /// How many unknown queries one expression may have replaced.
@@ -154,9 +155,11 @@ impl Expressions {
             anim_length_secs: length_secs,
             ..QueryContext::default()
         };
+        let mut session = Session::new(&self.symbols);
+        session.set_op_budget(DEFAULT_OP_BUDGET);
         Evaluator {
             programs: &self.programs,
-            session: Session::new(&self.symbols),
+            session,
             queries,
             rng: MolangRng::new(0),
         }
@@ -172,9 +175,11 @@ pub struct Evaluator<'a> {
 }
 
 impl Evaluator<'_> {
-    /// Sets the time expressions read (`q.anim_time`, `q.life_time`), seconds.
+    /// Sets the time expressions read (`q.anim_time`, `q.life_time`),
+    /// seconds. Each time is one tick: the loop budget is refilled.
     pub fn set_time_secs(&mut self, time_secs: f64) {
         self.queries.anim_time_secs = time_secs;
+        self.session.refill_ops();
     }
 }
 
