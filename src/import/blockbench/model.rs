@@ -122,7 +122,7 @@ pub fn read_model(
         .get("meta")
         .and_then(|m| m.get("model_format"))
         .and_then(Value::as_str)
-        .map_or(true, |f| f == "java_block");
+        .is_none_or(|f| f == "java_block");
     Ok(Model {
         rig: Rig {
             nodes,
