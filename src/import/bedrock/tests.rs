@@ -410,12 +410,19 @@ fn a_runaway_molang_loop_stops_at_the_operation_budget() {
     let bytes = animation(json!({"b": {"rotation": [0, 0, heavy]}}));
     let root = serde_json::from_slice::<Value>(&bytes).expect("json");
     let mut expressions = Expressions::new();
-    let clips = read_animations(root.as_object().expect("object"), &mut expressions, &mut Vec::new())
-        .expect("reads");
+    let clips = read_animations(
+        root.as_object().expect("object"),
+        &mut expressions,
+        &mut Vec::new(),
+    )
+    .expect("reads");
     let mut values = expressions.evaluator(1.0);
     values.set_time_secs(0.0);
     let started = std::time::Instant::now();
-    let r = clips[0].bones[0].rotation.sample(0.0, true, &mut values).expect("keys");
+    let r = clips[0].bones[0]
+        .rotation
+        .sample(0.0, true, &mut values)
+        .expect("keys");
     assert_eq!(r[2], 0.0);
     assert!(started.elapsed().as_secs() < 5);
 }
