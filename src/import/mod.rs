@@ -28,6 +28,8 @@
 //! points schema 4 cannot express. A note is information, not an error:
 //! the file is still valid.
 
+pub mod bedrock;
+pub mod blockbench;
 pub mod detect;
 pub mod emotecraft_json;
 pub mod humanoid;

@@ -9,6 +9,8 @@
 //!   ([`compat`](self) rules: shared node ids, skin layout);
 //! - a Sequence that fails those rules is refused; the Animations stay.
 
+#[cfg(test)]
+mod bedrock_tests;
 pub mod bones;
 #[cfg(test)]
 mod channel_tests;
