@@ -29,6 +29,7 @@
 //! the file is still valid.
 
 pub mod detect;
+pub mod gltf;
 pub mod humanoid;
 pub mod keys;
 pub mod playeranimator;

@@ -19,6 +19,8 @@ pub mod compiled;
 pub mod convert_cli;
 pub mod discover;
 #[cfg(test)]
+mod gltf_tests;
+#[cfg(test)]
 mod import_tests;
 pub mod runtime;
 pub mod sample;

@@ -64,7 +64,7 @@ mod glb_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod writer;
+pub(crate) mod writer;
 
 use ::gltf::json::Root;
 use serde_json::{json, Map, Value};

@@ -6,16 +6,16 @@ use base64::Engine;
 use serde_json::{json, Value};
 
 /// A document being built: the JSON and the buffer's bytes.
-pub(super) struct Doc {
+pub(crate) struct Doc {
     /// The glTF JSON (without `buffers`, added when written).
-    pub(super) json: Value,
+    pub(crate) json: Value,
     /// The buffer.
-    pub(super) bin: Vec<u8>,
+    pub(crate) bin: Vec<u8>,
 }
 
 impl Doc {
     /// An empty glTF 2.0 document with one scene.
-    pub(super) fn new() -> Doc {
+    pub(crate) fn new() -> Doc {
         Doc {
             json: json!({
                 "asset": {"version": "2.0"},
@@ -37,7 +37,7 @@ impl Doc {
     }
 
     /// Adds a node (its JSON as given); a root of the scene when `root`.
-    pub(super) fn node(&mut self, node: Value, root: bool) -> usize {
+    pub(crate) fn node(&mut self, node: Value, root: bool) -> usize {
         let index = self.push("nodes", node);
         if root {
             self.json["scenes"][0]["nodes"]
@@ -49,7 +49,7 @@ impl Doc {
     }
 
     /// Adds `values` as a FLOAT accessor of `kind` (`SCALAR`, `VEC3`…).
-    pub(super) fn floats(&mut self, values: &[f32], kind: &str) -> usize {
+    pub(crate) fn floats(&mut self, values: &[f32], kind: &str) -> usize {
         while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
@@ -79,7 +79,7 @@ impl Doc {
     }
 
     /// Adds an animation named `name` (none when `None`); returns its index.
-    pub(super) fn animation(&mut self, name: Option<&str>) -> usize {
+    pub(crate) fn animation(&mut self, name: Option<&str>) -> usize {
         let mut animation = json!({"channels": [], "samplers": []});
         if let Some(name) = name {
             animation["name"] = json!(name);
@@ -90,7 +90,7 @@ impl Doc {
     /// Adds a channel driving `path` of `node` in animation `a`, with a new
     /// sampler of `times` and `values` (flattened; three per key for
     /// CUBICSPLINE).
-    pub(super) fn channel(
+    pub(crate) fn channel(
         &mut self,
         a: usize,
         node: usize,
@@ -113,7 +113,7 @@ impl Doc {
     }
 
     /// The document as `.gltf` text with the buffer as a data URI.
-    pub(super) fn gltf(&self) -> Vec<u8> {
+    pub(crate) fn gltf(&self) -> Vec<u8> {
         let mut json = self.json.clone();
         let data = base64::engine::general_purpose::STANDARD.encode(&self.bin);
         json["buffers"] = json!([{
@@ -125,7 +125,7 @@ impl Doc {
 
     /// The document as a GLB: header, JSON chunk (padded with spaces), BIN
     /// chunk (padded with zeros).
-    pub(super) fn glb(&self) -> Vec<u8> {
+    pub(crate) fn glb(&self) -> Vec<u8> {
         let mut json = self.json.clone();
         json["buffers"] = json!([{"byteLength": self.bin.len()}]);
         glb(
@@ -136,7 +136,7 @@ impl Doc {
 }
 
 /// A GLB of `json` and an optional `bin` chunk, assembled byte by byte.
-pub(super) fn glb(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
+pub(crate) fn glb(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
     let mut chunks = chunk(b"JSON", json, b' ');
     if let Some(bin) = bin {
         chunks.extend(chunk(b"BIN\0", bin, 0));
@@ -149,7 +149,7 @@ pub(super) fn glb(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
 }
 
 /// One chunk: length, type, data padded to 4 bytes with `pad`.
-pub(super) fn chunk(kind: &[u8; 4], data: &[u8], pad: u8) -> Vec<u8> {
+pub(crate) fn chunk(kind: &[u8; 4], data: &[u8], pad: u8) -> Vec<u8> {
     let mut body = data.to_vec();
     while !body.len().is_multiple_of(4) {
         body.push(pad);
