@@ -43,25 +43,13 @@ fn text(bytes: &[u8]) -> String {
 /// Converts `input` into `out`, checks it against its golden file in
 /// `golden_dir`, and returns standard error.
 fn convert_against_golden(input: &Path, golden_dir: &Path, out: &Path) -> String {
-    let run = emoted(&[
-        "convert",
-        &input.to_string_lossy(),
-        "-o",
-        &out.to_string_lossy(),
-    ]);
+    let run = emoted(&["convert", &input.to_string_lossy(), "-o", &out.to_string_lossy()]);
     let stderr = text(&run.stderr);
     assert!(run.status.success(), "{}: {stderr}", input.display());
-    assert!(
-        stderr.contains(&format!("wrote {}", out.display())),
-        "{stderr}"
-    );
+    assert!(stderr.contains(&format!("wrote {}", out.display())), "{stderr}");
     let written: Value =
         serde_json::from_str(&fs::read_to_string(out).expect("written")).expect("JSON");
-    let name = input
-        .file_stem()
-        .expect("a name")
-        .to_string_lossy()
-        .into_owned();
+    let name = input.file_stem().expect("a name").to_string_lossy().into_owned();
     let golden_path = golden_dir.join(format!("{name}.schema4.json"));
     if std::env::var_os("EMOTED_BLESS").is_some() {
         fs::copy(out, &golden_path).expect("bless");
@@ -71,12 +59,7 @@ fn convert_against_golden(input: &Path, golden_dir: &Path, out: &Path) -> String
             .unwrap_or_else(|_| panic!("{} (run with EMOTED_BLESS=1)", golden_path.display())),
     )
     .expect("golden JSON");
-    assert_eq!(
-        written,
-        golden,
-        "{} differs from its golden",
-        input.display()
-    );
+    assert_eq!(written, golden, "{} differs from its golden", input.display());
     stderr
 }
 
@@ -84,11 +67,12 @@ fn convert_against_golden(input: &Path, golden_dir: &Path, out: &Path) -> String
 fn assert_checks(dir: &Path, count: usize) {
     let run = emoted(&["check", &dir.to_string_lossy()]);
     let stderr = text(&run.stderr);
-    assert!(run.status.success(), "{}{stderr}", text(&run.stdout));
     assert!(
-        stderr.contains(&format!("{count} emotes valid")),
-        "{stderr}"
+        run.status.success(),
+        "{}{stderr}",
+        text(&run.stdout)
     );
+    assert!(stderr.contains(&format!("{count} emotes valid")), "{stderr}");
 }
 
 #[test]
@@ -96,34 +80,14 @@ fn three_ds_fixtures_convert_to_their_golden_files_and_check() {
     let out = scratch("3ds");
     for name in ["arm", "spinner", "blink"] {
         let input = fixtures("3ds").join(format!("{name}.3ds"));
-        let stderr =
-            convert_against_golden(&input, &fixtures("3ds"), &out.join(format!("{name}.json")));
-        assert!(
-            stderr.contains("NOTE: /nodes/root: one file unit is one block"),
-            "{stderr}"
-        );
-        assert!(
-            stderr.contains("linear keys within 0.5°") || name == "blink",
-            "{stderr}"
-        );
+        let stderr = convert_against_golden(&input, &fixtures("3ds"), &out.join(format!("{name}.json")));
+        assert!(stderr.contains("NOTE: /nodes/root: one file unit is one block"), "{stderr}");
+        assert!(stderr.contains("linear keys within 0.5°") || name == "blink", "{stderr}");
     }
-    let blink = text(
-        &emoted(&[
-            "convert",
-            &fixtures("3ds").join("blink.3ds").to_string_lossy(),
-        ])
-        .stderr,
-    );
-    assert!(
-        blink.contains("`Camera01` (Camera) is not an emote part"),
-        "{blink}"
-    );
+    let blink = text(&emoted(&["convert", &fixtures("3ds").join("blink.3ds").to_string_lossy()]).stderr);
+    assert!(blink.contains("`Camera01` (Camera) is not an emote part"), "{blink}");
     let spinner: Value = serde_json::from_slice(
-        &emoted(&[
-            "convert",
-            &fixtures("3ds").join("spinner.3ds").to_string_lossy(),
-        ])
-        .stdout,
+        &emoted(&["convert", &fixtures("3ds").join("spinner.3ds").to_string_lossy()]).stdout,
     )
     .expect("the emote on standard output");
     // The dummy is named by its instance name, and its child hangs from it.
@@ -138,8 +102,7 @@ fn anim_clips_convert_to_their_golden_files_and_check() {
     let clips = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clips");
     for name in ["walk_v1", "swing_v2", "every_feature_v3"] {
         let input = clips.join(format!("{name}.anim"));
-        let stderr =
-            convert_against_golden(&input, &fixtures("anim"), &out.join(format!("{name}.json")));
+        let stderr = convert_against_golden(&input, &fixtures("anim"), &out.join(format!("{name}.json")));
         assert!(stderr.contains("NOTE: /timeline/tracks/"), "{stderr}");
     }
     assert_checks(&out, 3);
@@ -152,18 +115,10 @@ fn broken_input_names_the_place_and_writes_nothing() {
     let cut = out.join("cut.3ds");
     fs::write(&cut, &whole[..whole.len() - 7]).expect("write");
     let target = out.join("cut.json");
-    let run = emoted(&[
-        "convert",
-        &cut.to_string_lossy(),
-        "-o",
-        &target.to_string_lossy(),
-    ]);
+    let run = emoted(&["convert", &cut.to_string_lossy(), "-o", &target.to_string_lossy()]);
     let stderr = text(&run.stderr);
     assert!(!run.status.success());
-    assert!(
-        stderr.starts_with(&format!("{}: byte ", cut.display())),
-        "{stderr}"
-    );
+    assert!(stderr.starts_with(&format!("{}: byte ", cut.display())), "{stderr}");
     assert!(!target.exists());
 
     let schema4 = Path::new(env!("CARGO_MANIFEST_DIR")).join("emotes/wave.json");

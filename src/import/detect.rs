@@ -122,11 +122,7 @@ pub fn detect(path: &Path, bytes: &[u8]) -> Result<SourceFormat, DetectError> {
         Some(1 | 3) => return Ok(SourceFormat::Legacy),
         _ => {}
     }
-    if has("duration_ticks")
-        || object
-            .get("timeline")
-            .is_some_and(|t| t.get("duration_ticks").is_some())
-    {
+    if has("duration_ticks") || object.get("timeline").is_some_and(|t| t.get("duration_ticks").is_some()) {
         return Ok(SourceFormat::Legacy);
     }
     if object.get("animations").is_some_and(Value::is_object) {
@@ -148,62 +144,32 @@ mod tests {
 
     #[test]
     fn each_format_is_told_by_its_content_not_its_name() {
-        assert_eq!(
-            of("x.json", r#"{"asset":{"version":"2.0"}}"#),
-            Ok(SourceFormat::Gltf)
-        );
-        assert_eq!(
-            detect(Path::new("x"), b"glTF\x02\0\0\0"),
-            Ok(SourceFormat::Gltf)
-        );
+        assert_eq!(of("x.json", r#"{"asset":{"version":"2.0"}}"#), Ok(SourceFormat::Gltf));
+        assert_eq!(detect(Path::new("x"), b"glTF\x02\0\0\0"), Ok(SourceFormat::Gltf));
         assert_eq!(
             detect(Path::new("x.json"), &[0x4D, 0x4D, 6, 0, 0, 0]),
             Ok(SourceFormat::ThreeDs)
         );
+        assert_eq!(of("x", r#"{"meta":{"format_version":"5.0"}}"#), Ok(SourceFormat::Blockbench));
         assert_eq!(
-            of("x", r#"{"meta":{"format_version":"5.0"}}"#),
-            Ok(SourceFormat::Blockbench)
-        );
-        assert_eq!(
-            of(
-                "x",
-                r#"{"format_version":"1.8.0","animations":{"animation.a":{}}}"#
-            ),
+            of("x", r#"{"format_version":"1.8.0","animations":{"animation.a":{}}}"#),
             Ok(SourceFormat::Bedrock)
         );
-        assert_eq!(
-            of("x", r#"{"version":1,"emote":{"moves":[]}}"#),
-            Ok(SourceFormat::Emotecraft)
-        );
+        assert_eq!(of("x", r#"{"version":1,"emote":{"moves":[]}}"#), Ok(SourceFormat::Emotecraft));
         assert_eq!(of("x", r#"{"schema_version":3}"#), Ok(SourceFormat::Legacy));
-        assert_eq!(
-            of("x", r#"{"timeline":{"duration_ticks":40}}"#),
-            Ok(SourceFormat::Legacy)
-        );
-        assert_eq!(
-            of("x", r#"{"version":2,"joints":{}}"#),
-            Ok(SourceFormat::Anim)
-        );
+        assert_eq!(of("x", r#"{"timeline":{"duration_ticks":40}}"#), Ok(SourceFormat::Legacy));
+        assert_eq!(of("x", r#"{"version":2,"joints":{}}"#), Ok(SourceFormat::Anim));
         assert_eq!(of("x.anim", "{broken"), Ok(SourceFormat::Anim));
     }
 
     #[test]
     fn what_cannot_be_converted_says_why() {
+        assert_eq!(of("x", r#"{"schema_version":4}"#), Err(DetectError::AlreadySchema4));
         assert_eq!(
-            of("x", r#"{"schema_version":4}"#),
-            Err(DetectError::AlreadySchema4)
-        );
-        assert_eq!(
-            of(
-                "x",
-                r#"{"format_version":"1.12.0","minecraft:geometry":[]}"#
-            ),
+            of("x", r#"{"format_version":"1.12.0","minecraft:geometry":[]}"#),
             Err(DetectError::GeometryOnly)
         );
         assert_eq!(of("x", r#"{"hello":1}"#), Err(DetectError::UnknownJson));
-        assert!(matches!(
-            of("x.json", "{broken"),
-            Err(DetectError::NotJson { line: 1, .. })
-        ));
+        assert!(matches!(of("x.json", "{broken"), Err(DetectError::NotJson { line: 1, .. })));
     }
 }

@@ -101,21 +101,14 @@ pub fn run(args: &ConvertArgs) -> Result<Vec<String>, String> {
         }
         Some(path) if emotes.len() == 1 && !path.is_dir() => {
             write(path, &emotes[0]).map_err(fail)?;
-            lines.push(format!(
-                "wrote {} ({})",
-                path.display(),
-                emotes[0].file.id.as_str()
-            ));
+            lines.push(format!("wrote {} ({})", path.display(), emotes[0].file.id.as_str()));
         }
         Some(folder) => {
             std::fs::create_dir_all(folder)
                 .map_err(|e| fail(format!("cannot make {}: {e}", folder.display())))?;
             for imported in &emotes {
                 let id = imported.file.id.as_str();
-                let name = id
-                    .split_once(':')
-                    .map_or(id, |(_, path)| path)
-                    .replace('/', "_");
+                let name = id.split_once(':').map_or(id, |(_, path)| path).replace('/', "_");
                 let path = folder.join(format!("{name}.json"));
                 write(&path, imported).map_err(fail)?;
                 lines.push(format!("wrote {} ({id})", path.display()));

@@ -22,10 +22,10 @@ pub mod discover;
 mod gltf_tests;
 #[cfg(test)]
 mod import_tests;
-pub mod runtime;
-pub mod sample;
 #[cfg(test)]
 mod scene_tests;
+pub mod runtime;
+pub mod sample;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

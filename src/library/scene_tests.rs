@@ -88,11 +88,7 @@ fn every_node_plays_within_the_tolerances_of_the_source_at_every_tick() {
             let turn = want_rotation.angle_between(got_rotation);
             worst = (worst.0.max(gap), worst.1.max(turn));
             assert!(gap <= 0.0101, "{id} at tick {t}: {gap} block off");
-            assert!(
-                turn <= 0.5f32.to_radians() + 1e-4,
-                "{id} at tick {t}: {} degrees off",
-                turn.to_degrees()
-            );
+            assert!(turn <= 0.5f32.to_radians() + 1e-4, "{id} at tick {t}: {} degrees off", turn.to_degrees());
         }
     }
     // Thinning did keep fewer keys than ticks, and the tolerance was used.
@@ -128,17 +124,12 @@ fn three_ds_fixtures_play_as_lib3ds_evaluates_them() {
         };
         let scene = read_scene(&bytes).expect("reads");
         let first = scene.segment.map_or(0, |s| s.first_frame);
-        let last = scene.segment.map_or_else(
-            || scene.header.as_ref().map_or(0, |h| h.frame_count as i32),
-            |s| s.last_frame,
-        );
+        let last = scene
+            .segment
+            .map_or_else(|| scene.header.as_ref().map_or(0, |h| h.frame_count as i32), |s| s.last_frame);
         let compiled = CompiledAnimation::compile(&imported.file).expect("compiles");
         let duration = imported.file.timeline.duration_ticks;
-        assert_eq!(
-            duration,
-            ((last - first) as f32 / 30.0 * 20.0).ceil() as u32,
-            "{name}"
-        );
+        assert_eq!(duration, ((last - first) as f32 / 30.0 * 20.0).ceil() as u32, "{name}");
         let ticks: Vec<u32> = (0..=duration).collect();
         let lines = sample_ticks(&compiled, &ticks, 0).expect("samples");
         // The ids the builder gives, parents first.
@@ -163,18 +154,10 @@ fn three_ds_fixtures_play_as_lib3ds_evaluates_them() {
                 let (_, got_rotation, got_position) = got.to_scale_rotation_translation();
                 let gap = want_position.distance(got_position);
                 let turn = want_rotation.angle_between(got_rotation).to_degrees();
-                assert!(
-                    gap <= 0.0101,
-                    "{name} {id} tick {}: {gap} block off",
-                    line.tick
-                );
+                assert!(gap <= 0.0101, "{name} {id} tick {}: {gap} block off", line.tick);
                 assert!(turn <= 0.501, "{name} {id} tick {}: {turn}° off", line.tick);
                 if let Some(cube) = line.nodes.get(&format!("{id}_cube")) {
-                    assert_eq!(
-                        cube.visible, want[*index].visible,
-                        "{name} {id}_cube tick {}",
-                        line.tick
-                    );
+                    assert_eq!(cube.visible, want[*index].visible, "{name} {id}_cube tick {}", line.tick);
                 }
             }
         }

@@ -96,12 +96,7 @@ pub fn scene_animation(clip: &SceneClip) -> Result<Imported, ImportError> {
             ..Tolerances::DEFAULT
         };
         let id = &ids[i];
-        let rest = written(
-            samples
-                .first()
-                .copied()
-                .unwrap_or(Sample::of(&Affine3A::IDENTITY)),
-        );
+        let rest = written(samples.first().copied().unwrap_or(Sample::of(&Affine3A::IDENTITY)));
         let (channels, locals) = node_tracks(id, &samples, rest, tolerances, &mut notes);
         if !channels.is_empty() {
             tracks.insert(id.clone(), Value::Object(channels));
@@ -171,10 +166,9 @@ fn check(clip: &SceneClip) -> Result<(), ImportError> {
                 parent,
             });
         }
-        let finite = node
-            .frames
-            .iter()
-            .all(|f| f.translation.is_finite() && f.rotation.is_finite() && f.scale.is_finite());
+        let finite = node.frames.iter().all(|f| {
+            f.translation.is_finite() && f.rotation.is_finite() && f.scale.is_finite()
+        });
         if !finite {
             return Err(ImportError::NotFinite {
                 pointer: node.source.clone(),
@@ -194,10 +188,7 @@ fn frame(node: &SceneNode, t: usize) -> Trs {
 /// the rotations and scales importers give).
 fn largest_scale(affine: &Affine3A) -> f32 {
     let m = affine.matrix3;
-    m.x_axis
-        .length()
-        .max(m.y_axis.length())
-        .max(m.z_axis.length())
+    m.x_axis.length().max(m.y_axis.length()).max(m.z_axis.length())
 }
 
 /// `sample` as the runtime reads it back once written: positions and
@@ -206,7 +197,10 @@ fn written(sample: Sample) -> Sample {
     let v = |a: [f64; 3]| Vec3::new(a[0] as f32, a[1] as f32, a[2] as f32);
     Sample {
         position: v(round(sample.position, 1e6)),
-        rotation: quat_from_euler_degrees(v(round(euler_degrees_from_quat(sample.rotation), 1e4))),
+        rotation: quat_from_euler_degrees(v(round(
+            euler_degrees_from_quat(sample.rotation),
+            1e4,
+        ))),
         scale: v(round(sample.scale, 1e6)),
     }
 }

@@ -45,10 +45,7 @@ mod tests {
     fn names_are_lowered_and_punctuation_folds_to_one_underscore() {
         let mut taken = BTreeSet::new();
         assert_eq!(node_id("Right Arm", &mut taken), "right_arm");
-        assert_eq!(
-            node_id("mixamorig:LeftHand", &mut taken),
-            "mixamorig_lefthand"
-        );
+        assert_eq!(node_id("mixamorig:LeftHand", &mut taken), "mixamorig_lefthand");
         assert_eq!(node_id("--tail--", &mut taken), "tail");
         assert_eq!(node_id("Ärm", &mut taken), "rm");
         assert_eq!(node_id("", &mut taken), "node");

@@ -121,10 +121,7 @@ fn a_cube_gets_a_block_display_child_over_its_box() {
     let display = &imported.json["nodes"]["body_cube"];
     assert_eq!(display["type"], json!("block_display"));
     assert_eq!(display["parent"], json!("body"));
-    assert_eq!(
-        display["transform"]["position"],
-        json!([-0.25, 0.0, -0.125])
-    );
+    assert_eq!(display["transform"]["position"], json!([-0.25, 0.0, -0.125]));
     assert_eq!(display["transform"]["scale"], json!([0.5, 0.75, 0.001]));
     assert_eq!(
         imported.json["timeline"]["tracks"]["body_cube"]["visible"],
@@ -195,10 +192,7 @@ fn broken_scenes_are_refused_with_the_node() {
         scene_animation(&clip(1, vec![nan])),
         Err(ImportError::NotFinite { .. })
     ));
-    assert!(matches!(
-        scene_animation(&clip(0, vec![])),
-        Err(ImportError::Empty)
-    ));
+    assert!(matches!(scene_animation(&clip(0, vec![])), Err(ImportError::Empty)));
 }
 
 #[test]
@@ -208,8 +202,7 @@ fn the_root_carries_the_source_frame_into_the_players() {
     let imported = scene_animation(&scene).expect("builds");
     let rotation = &imported.json["nodes"]["root"]["transform"]["rotation"];
     let degrees = |i: usize| rotation[i].as_f64().expect("a number") as f32;
-    let written =
-        crate::anim::quat_from_euler_degrees(Vec3::new(degrees(0), degrees(1), degrees(2)));
+    let written = crate::anim::quat_from_euler_degrees(Vec3::new(degrees(0), degrees(1), degrees(2)));
     let wanted = Quat::from_rotation_y(std::f32::consts::PI);
     assert!(written.angle_between(wanted) < 1e-4, "{rotation}");
 }

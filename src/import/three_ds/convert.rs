@@ -94,11 +94,7 @@ pub fn convert(
         if node.kind != NodeKind::Object {
             notes.push(Note::new(
                 source,
-                format!(
-                    "`{}` ({:?}) is not an emote part and is dropped",
-                    node.name(),
-                    node.kind
-                ),
+                format!("`{}` ({:?}) is not an emote part and is dropped", node.name(), node.kind),
             ));
             continue;
         }
@@ -106,10 +102,7 @@ pub fn convert(
         if node.parent.is_some() && parent.is_none() {
             notes.push(Note::new(
                 source.clone(),
-                format!(
-                    "`{}` hung from a dropped node; it hangs from the root",
-                    node.name()
-                ),
+                format!("`{}` hung from a dropped node; it hangs from the root", node.name()),
             ));
         }
         let frames = samples
@@ -170,10 +163,7 @@ pub fn convert(
 /// The frames that play: the segment, the header's count, or the keys'.
 fn frame_range(scene: &Scene) -> (i32, i32) {
     if let Some(segment) = scene.segment {
-        return (
-            segment.first_frame,
-            segment.last_frame.max(segment.first_frame),
-        );
+        return (segment.first_frame, segment.last_frame.max(segment.first_frame));
     }
     if let Some(header) = scene.header.as_ref().filter(|h| h.frame_count > 0) {
         return (0, i32::try_from(header.frame_count).unwrap_or(i32::MAX));

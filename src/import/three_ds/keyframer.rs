@@ -335,9 +335,7 @@ fn read_node(
         let wanted = match child.id {
             NODE_ID | NODE_HEADER => true,
             POSITION_TRACK => placed,
-            INSTANCE_NAME | PIVOT | BOUNDING_BOX | ROTATION_TRACK | SCALE_TRACK | HIDE_TRACK => {
-                object
-            }
+            INSTANCE_NAME | PIVOT | BOUNDING_BOX | ROTATION_TRACK | SCALE_TRACK | HIDE_TRACK => object,
             _ => false,
         };
         if !wanted {
