@@ -18,11 +18,13 @@ use emoted::import::ConvertOptions;
 use serde_json::{json, Value};
 
 const INPUTS: usize = 100_000;
+/// cos 45°, for quarter turns.
+const H: f32 = std::f32::consts::FRAC_1_SQRT_2;
 
 /// One chunk: length, type, data padded to 4 bytes with `pad`.
 fn chunk(kind: &[u8; 4], data: &[u8], pad: u8) -> Vec<u8> {
     let mut body = data.to_vec();
-    while body.len() % 4 != 0 {
+    while !body.len().is_multiple_of(4) {
         body.push(pad);
     }
     let mut out = (body.len() as u32).to_le_bytes().to_vec();
@@ -80,11 +82,7 @@ fn valid_files() -> Vec<Vec<u8>> {
         3,
     );
     let mut cubic = Vec::new();
-    for q in [
-        [0., 0., 0., 1.],
-        [0.7071, 0., 0., 0.7071],
-        [0., 0.7071, 0., 0.7071],
-    ] {
+    for q in [[0., 0., 0., 1.], [H, 0., 0., H], [0., H, 0., H]] {
         cubic.extend([0.1, 0., 0., 0.]);
         cubic.extend(q);
         cubic.extend([0., 0.1, 0., 0.]);

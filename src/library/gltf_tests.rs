@@ -163,7 +163,7 @@ fn a_built_three_node_rig_plays_as_appendix_c_evaluates_it() {
 fn khronos_sample_models_play_as_appendix_c_evaluates_them() {
     let folder = samples_folder();
     if !folder.is_dir() {
-        println!(
+        eprintln!(
             "skipped: {} is absent (the Khronos glTF sample models are read in place and never copied into the repository)",
             folder.display()
         );
@@ -190,7 +190,7 @@ fn khronos_sample_models_play_as_appendix_c_evaluates_them() {
         let got: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
         assert_eq!(got, ids, "{file}");
         for (id, (gap, turn)) in &results {
-            println!("{file}: {id} within {gap:.5} block and {turn:.3}° of Appendix C");
+            eprintln!("{file}: {id} within {gap:.5} block and {turn:.3}° of Appendix C");
         }
     }
 }

@@ -82,7 +82,7 @@ pub fn ten_thousand_key_glb() -> (Vec<u8>, usize) {
         json!([{"name": "Armature|Bench", "samplers": samplers, "channels": channels}]);
     json["buffers"] = json!([{"byteLength": bin.len()}]);
     let mut text = serde_json::to_vec(&json).expect("json");
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
     let mut out = b"glTF".to_vec();

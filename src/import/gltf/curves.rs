@@ -163,7 +163,7 @@ impl Curve {
     /// The value at `time_secs` (a normalised quaternion's `x, y, z, w`
     /// for rotations).
     pub fn sample(&self, time_secs: f32) -> Vec4 {
-        let last = self.times_secs.len() - 1;
+        let last = self.times_secs.len().saturating_sub(1);
         let first_time = self.times_secs.first().copied().unwrap_or(0.0);
         let raw = if time_secs <= first_time {
             self.value(0)
