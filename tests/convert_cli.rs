@@ -221,3 +221,101 @@ fn emotecraft_and_schema_1_and_3_fixtures_convert_to_their_golden_files_and_chec
         assert_checks(&out, names.len());
     }
 }
+
+/// Converts `input` into the folder `out` (one file per animation) and
+/// checks each file written against `golden_dir/NAME.schema4.json`;
+/// returns standard error and how many files were written.
+fn convert_folder_against_goldens(input: &Path, golden_dir: &Path, out: &Path) -> (String, usize) {
+    fs::create_dir_all(out).expect("the output folder");
+    let run = emoted(&[
+        "convert",
+        &input.to_string_lossy(),
+        "-o",
+        &out.to_string_lossy(),
+    ]);
+    let stderr = text(&run.stderr);
+    assert!(run.status.success(), "{}: {stderr}", input.display());
+    let mut written = 0;
+    for line in stderr.lines().filter(|l| l.starts_with("wrote ")) {
+        let path = PathBuf::from(line["wrote ".len()..].split(" (").next().expect("a path"));
+        let name = path
+            .file_stem()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
+        let golden_path = golden_dir.join(format!("{name}.schema4.json"));
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            fs::copy(&path, &golden_path).expect("bless");
+        }
+        let got: Value =
+            serde_json::from_str(&fs::read_to_string(&path).expect("written")).expect("JSON");
+        let golden: Value =
+            serde_json::from_str(&fs::read_to_string(&golden_path).unwrap_or_else(|_| {
+                panic!("{} (run with UPDATE_GOLDEN=1)", golden_path.display())
+            }))
+            .expect("golden JSON");
+        assert_eq!(got, golden, "{} differs from its golden", path.display());
+        written += 1;
+    }
+    (stderr, written)
+}
+
+#[test]
+fn bedrock_and_blockbench_fixtures_convert_to_their_golden_files_and_check() {
+    let bedrock = fixtures("bedrock");
+    let cases = [
+        (bedrock.join("wave.animation.json"), "bedrock", 1),
+        (bedrock.join("hop.animation.json"), "bedrock", 1),
+        (
+            bedrock.join("geckolib/animations/entity/spinner.animation.json"),
+            "bedrock",
+            2,
+        ),
+        (
+            fixtures("blockbench").join("wave_5x.bbmodel"),
+            "blockbench",
+            1,
+        ),
+        (
+            fixtures("blockbench").join("bob_4x.bbmodel"),
+            "blockbench",
+            1,
+        ),
+        (
+            fixtures("blockbench").join("legacy_4x.bbmodel"),
+            "blockbench",
+            2,
+        ),
+    ];
+    for (format, total) in [("bedrock", 4), ("blockbench", 4)] {
+        let out = scratch(format);
+        for (input, _, count) in cases.iter().filter(|c| c.1 == format) {
+            let (stderr, written) = convert_folder_against_goldens(input, &fixtures(format), &out);
+            assert_eq!(written, *count, "{}: {stderr}", input.display());
+            assert!(stderr.contains("NOTE: "), "{stderr}");
+        }
+        assert_checks(&out, total);
+    }
+    // The geometry is found beside the animation: the wave's bones hang
+    // from each other and its cubes are drawn.
+    let wave: Value = serde_json::from_slice(
+        &emoted(&[
+            "convert",
+            &bedrock.join("wave.animation.json").to_string_lossy(),
+        ])
+        .stdout,
+    )
+    .expect("the wave on standard output");
+    let nodes = wave["nodes"].as_object().expect("nodes");
+    assert!(
+        nodes.values().any(|n| n["type"] == "block_display"),
+        "{wave}"
+    );
+    assert!(
+        nodes
+            .values()
+            .filter(|n| n["parent"] != "root" && n.get("space").is_none())
+            .count()
+            > 1
+    );
+}

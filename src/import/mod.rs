@@ -32,6 +32,7 @@ pub mod bedrock;
 pub mod blockbench;
 pub mod detect;
 pub mod emotecraft_json;
+pub mod gltf;
 pub mod humanoid;
 pub mod keys;
 pub mod legacy;

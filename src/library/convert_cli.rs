@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use crate::format::clip::read_clip_file;
 use crate::import::detect::{detect, SourceFormat};
 use crate::import::humanoid::Imported;
-use crate::import::{emotecraft_json, legacy, three_ds};
+use crate::import::{bedrock, blockbench, emotecraft_json, gltf, legacy, three_ds};
 use crate::import::{ConvertOptions, Note};
 
 /// The largest input `convert` reads: 64 MiB.
@@ -149,10 +149,11 @@ pub fn convert_file(args: &ConvertArgs) -> Converted {
             emotecraft_json::convert(&bytes, &options).map_err(|e| e.to_string())
         }
         SourceFormat::Legacy => legacy::convert(&bytes, &options).map_err(|e| e.to_string()),
-        other => Err(format!(
-            "{} files are not converted yet (issue 17 lands them one format at a time)",
-            other.name()
-        )),
+        SourceFormat::Bedrock => bedrock::convert(&bytes, &options).map_err(|e| e.to_string()),
+        SourceFormat::Blockbench => {
+            blockbench::convert(&bytes, &options).map_err(|e| e.to_string())
+        }
+        SourceFormat::Gltf => gltf::convert(&bytes, &options).map_err(|e| e.to_string()),
     }
 }
 
@@ -222,8 +223,12 @@ fn pretty(imported: &Imported) -> String {
     serde_json::to_string_pretty(&imported.json).unwrap_or_else(|_| imported.json.to_string())
 }
 
-/// Writes the emote's JSON to `path`.
+/// Writes the emote's JSON to `path`, making its folder if missing.
 fn write(path: &Path, imported: &Imported) -> Result<(), String> {
+    if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(folder)
+            .map_err(|e| format!("cannot make {}: {e}", folder.display()))?;
+    }
     std::fs::write(path, pretty(imported) + "\n")
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

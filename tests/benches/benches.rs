@@ -4,6 +4,7 @@
 //!
 //! One harness, one module per area (valence's layout).
 
+mod convert_gltf;
 mod load_files;
 mod molang_eval;
 mod pack;
@@ -12,6 +13,7 @@ mod schedule;
 mod wheel;
 
 criterion::criterion_main!(
+    convert_gltf::benches,
     load_files::benches,
     molang_eval::benches,
     pack::benches,
