@@ -319,3 +319,36 @@ fn bedrock_and_blockbench_fixtures_convert_to_their_golden_files_and_check() {
             > 1
     );
 }
+
+#[test]
+fn gltf_fixtures_convert_to_their_golden_files_and_check() {
+    let out = scratch("gltf");
+    let mut total = 0;
+    for name in ["pendulum.gltf", "hop.gltf", "chain.glb"] {
+        let input = fixtures("gltf").join(name);
+        let (stderr, written) = convert_folder_against_goldens(&input, &fixtures("gltf"), &out);
+        assert!(written >= 1, "{stderr}");
+        total += written;
+    }
+    assert_eq!(total, 4, "chain.glb holds two clips");
+    assert_checks(&out, total);
+    // One clip of several, by name.
+    let nod = emoted(&[
+        "convert",
+        &fixtures("gltf").join("chain.glb").to_string_lossy(),
+        "--clip",
+        "Armature|Nod",
+    ]);
+    let nod: Value = serde_json::from_slice(&nod.stdout).expect("one emote on standard output");
+    assert_eq!(nod["id"], "converted:chain/nod");
+    // `-o` ending in a slash is a folder, made when missing, even for one emote.
+    let folder = format!("{}/new/", out.display());
+    let run = emoted(&[
+        "convert",
+        &fixtures("gltf").join("hop.gltf").to_string_lossy(),
+        "-o",
+        &folder,
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(out.join("new/hop.json").is_file());
+}

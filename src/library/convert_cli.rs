@@ -8,7 +8,8 @@
 //!
 //! Output: without `-o`, one emote is printed on standard output (several
 //! need `-o FOLDER` or `--clip`); with `-o`, one emote goes to that file
-//! unless it is a folder, several go into the folder (made if missing),
+//! unless it is a folder (one that exists, or a path ending in `/`),
+//! several go into the folder (made if missing),
 //! each named after its id's path (`converted:fox/walk` → `fox_walk.json`).
 //! Every lossy step is printed on standard error as `NOTE: POINTER:
 //! MESSAGE`, and each file written as `wrote PATH (ID)`. A file that
@@ -99,7 +100,7 @@ pub fn run(args: &ConvertArgs) -> Result<Vec<String>, String> {
             };
             println!("{}", pretty(one));
         }
-        Some(path) if emotes.len() == 1 && !path.is_dir() => {
+        Some(path) if emotes.len() == 1 && !is_folder(path) => {
             write(path, &emotes[0]).map_err(fail)?;
             lines.push(format!(
                 "wrote {} ({})",
@@ -123,6 +124,15 @@ pub fn run(args: &ConvertArgs) -> Result<Vec<String>, String> {
         }
     }
     Ok(lines)
+}
+
+/// Whether `-o` names a folder: one that exists, or a path ending in `/`.
+fn is_folder(path: &Path) -> bool {
+    path.is_dir()
+        || path
+            .as_os_str()
+            .to_string_lossy()
+            .ends_with(std::path::MAIN_SEPARATOR)
 }
 
 /// Reads, detects and converts `args.input`.
