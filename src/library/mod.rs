@@ -25,6 +25,8 @@ mod emotecraft_json_tests;
 #[cfg(test)]
 mod gltf_tests;
 #[cfg(test)]
+mod humanoid_fidelity_tests;
+#[cfg(test)]
 mod import_tests;
 #[cfg(test)]
 mod legacy_tests;

@@ -100,18 +100,7 @@ pub fn humanoid_animation(clip: &BodyClip) -> Result<Imported, ImportError> {
         });
     }
     let (mut json, rest) = template()?;
-
-    // Every anchor's wanted world transform at every tick.
-    let mut wanted_worlds: Vec<[Affine3A; 11]> = Vec::with_capacity(wanted);
-    for pose in &clip.poses {
-        let frame_of = |joint: BodyJoint| {
-            pose.joints
-                .get(&joint)
-                .copied()
-                .unwrap_or_else(|| JointFrame::rest(joint, false))
-        };
-        wanted_worlds.push(rest.wanted_worlds(&frame_of, pose.body));
-    }
+    let wanted_worlds = wanted_of(&rest, clip);
 
     // Parents first: each anchor's local is what takes its parent's world
     // as played to its own wanted world.
@@ -169,6 +158,43 @@ pub fn humanoid_animation(clip: &BodyClip) -> Result<Imported, ImportError> {
 
     let file = read_back(&json)?;
     Ok(Imported { json, file, notes })
+}
+
+/// Every animated anchor's wanted world transform at every tick of
+/// `clip`, in the player's frame (the template's root, `body`, sits at the
+/// player's feet): the source's own poses carried onto the rig, which the
+/// built emote's anchors are thinned against. By anchor id, for tests and
+/// tools that hold an import to its source.
+pub fn wanted_anchor_worlds(
+    clip: &BodyClip,
+) -> Result<Vec<Vec<(&'static str, Affine3A)>>, ImportError> {
+    let (_, rest) = template()?;
+    Ok(wanted_of(&rest, clip)
+        .iter()
+        .map(|worlds| {
+            ANCHORS
+                .iter()
+                .map(|(id, _)| *id)
+                .zip(worlds.iter().copied())
+                .collect()
+        })
+        .collect())
+}
+
+/// The wanted world of every anchor ([`ANCHORS`] order) at every tick.
+fn wanted_of(rest: &RestRig, clip: &BodyClip) -> Vec<[Affine3A; 11]> {
+    clip.poses
+        .iter()
+        .map(|pose| {
+            let frame_of = |joint: BodyJoint| {
+                pose.joints
+                    .get(&joint)
+                    .copied()
+                    .unwrap_or_else(|| JointFrame::rest(joint, false))
+            };
+            rest.wanted_worlds(&frame_of, pose.body)
+        })
+        .collect()
 }
 
 /// The template as JSON (its timeline dropped) and its rest rig.
