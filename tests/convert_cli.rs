@@ -352,3 +352,44 @@ fn gltf_fixtures_convert_to_their_golden_files_and_check() {
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert!(out.join("new/hop.json").is_file());
 }
+
+#[test]
+fn to_anim_writes_a_clip_that_checks_and_converts_back() {
+    let out = scratch("to_anim");
+    let clip = out.join("wave.anim");
+    let input = fixtures("emotecraft").join("wave_v1.json");
+    let run = emoted(&[
+        "convert",
+        &input.to_string_lossy(),
+        "--to",
+        "anim",
+        "-o",
+        &clip.to_string_lossy(),
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let written: Value =
+        serde_json::from_str(&fs::read_to_string(&clip).expect("written")).expect("JSON");
+    assert_eq!(written["version"], 3);
+    assert!(
+        written["joints"]["rightArm"]["rotation"].is_array(),
+        "{written}"
+    );
+    let check = emoted(&["check", &clip.to_string_lossy()]);
+    assert!(check.status.success(), "{}", text(&check.stdout));
+    assert!(text(&check.stderr).contains("1 emotes valid (1 from clips)"));
+    let back = emoted(&["convert", &clip.to_string_lossy()]);
+    assert!(back.status.success(), "{}", text(&back.stderr));
+    // A source that converts to named nodes has no body for a clip.
+    let run = emoted(&[
+        "convert",
+        &fixtures("gltf").join("hop.gltf").to_string_lossy(),
+        "--to",
+        "anim",
+    ]);
+    assert!(!run.status.success());
+    assert!(
+        text(&run.stderr).contains("not a body"),
+        "{}",
+        text(&run.stderr)
+    );
+}

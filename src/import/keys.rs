@@ -110,9 +110,7 @@ pub fn node_tracks(
         .iter()
         .any(|q| !q.is_finite() || q.angle_between(rest.rotation) > tolerances.rotation);
     if turns {
-        let kept = thin(&rotations, |a, b, t, i| {
-            slerp(a, b, t).angle_between(i) <= tolerances.rotation
-        });
+        let kept = kept_rotations(&rotations, tolerances.rotation);
         let values: Vec<(usize, [f64; 3])> = kept
             .iter()
             .filter_map(|&k| {
@@ -145,6 +143,20 @@ pub fn node_tracks(
     (channels, played)
 }
 
+/// The samples to keep of a rotation channel slerped between kept keys,
+/// within `tolerance` radians of every sample ([`kept_indices`]).
+pub fn kept_rotations(values: &[Quat], tolerance: f32) -> Vec<usize> {
+    thin(values, |a, b, t, i| {
+        slerp(a, b, t).angle_between(i) <= tolerance
+    })
+}
+
+/// The samples to keep of a vector channel lerped between kept keys,
+/// within `tolerance` of every sample ([`kept_indices`]).
+pub fn kept_vectors(values: &[Vec3], tolerance: f32) -> Vec<usize> {
+    thin(values, |a, b, t, i| a.lerp(b, t).distance(i) <= tolerance)
+}
+
 /// `v`'s components rounded to `1 / scale`, as JSON numbers (`-0` is
 /// written `0`).
 pub fn round(v: Vec3, scale: f64) -> [f64; 3] {
@@ -162,7 +174,7 @@ fn moves(values: &[Vec3], rest: Vec3, tolerance: f32) -> bool {
 
 /// The kept keys of a lerped vector channel, as (tick, rounded value).
 fn vector_track(values: &[Vec3], tolerance: f32) -> Vec<(usize, [f64; 3])> {
-    thin(values, |a, b, t, i| a.lerp(b, t).distance(i) <= tolerance)
+    kept_vectors(values, tolerance)
         .iter()
         .filter_map(|&k| values.get(k).map(|v| (k, round(*v, 1e6))))
         .collect()

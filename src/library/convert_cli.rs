@@ -16,11 +16,17 @@
 //! cannot be converted prints `INPUT: MESSAGE` (with the pointer or the
 //! byte offset and the rule) and exits 1; nothing is written.
 //!
+//! With `--to anim`, each emote is written as an `.anim` clip instead
+//! ([`super::clip_export`]), `NAME.anim` in a folder.
+//!
 //! This lives in the library, not in `import`, because `.anim` clips are
 //! converted by the same code that loads them as emotes ([`super::clips`]).
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
+use super::clip_export::anim_clip;
 use crate::format::clip::read_clip_file;
 use crate::import::detect::{detect, SourceFormat};
 use crate::import::humanoid::Imported;
@@ -57,6 +63,19 @@ pub struct ConvertArgs {
     /// them).
     #[arg(long, value_name = "FPS")]
     pub fps: Option<f32>,
+    /// What to write: a schema 4 emote (plays for everyone), or an `.anim`
+    /// clip of a body emote's joints (the bone form modded clients get).
+    #[arg(long, value_enum, default_value = "schema4")]
+    pub to: Target,
+}
+
+/// What `emoted convert` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// A schema 4 Animation.
+    Schema4,
+    /// An `.anim` clip, version 3 ([`super::clip_export`]).
+    Anim,
 }
 
 /// What a conversion gave: the emotes, or the message to print after the
@@ -85,40 +104,47 @@ pub fn run(args: &ConvertArgs) -> Result<Vec<String>, String> {
     let fail = |message: String| format!("{input}: {message}");
     let emotes = convert_file(args).map_err(fail)?;
     let mut lines: Vec<String> = Vec::new();
+    // (id, the document to write, its extension)
+    let mut outputs: Vec<(String, Value, &str)> = Vec::with_capacity(emotes.len());
     for imported in &emotes {
         lines.extend(imported.notes.iter().map(Note::to_string));
+        let id = imported.file.id.as_str().to_owned();
+        match args.to {
+            Target::Schema4 => outputs.push((id, imported.json.clone(), "json")),
+            Target::Anim => {
+                let (clip, notes) = anim_clip(imported).map_err(fail)?;
+                lines.extend(notes.iter().map(Note::to_string));
+                outputs.push((id, clip, "anim"));
+            }
+        }
     }
     match &args.output {
         None => {
-            let [one] = emotes.as_slice() else {
-                let ids: Vec<&str> = emotes.iter().map(|e| e.file.id.as_str()).collect();
+            let [(_, one, _)] = outputs.as_slice() else {
+                let ids: Vec<&str> = outputs.iter().map(|(id, _, _)| id.as_str()).collect();
                 return Err(fail(format!(
                     "{} animations ({}): give -o FOLDER, or --clip NAME for one",
-                    emotes.len(),
+                    outputs.len(),
                     ids.join(", ")
                 )));
             };
             println!("{}", pretty(one));
         }
-        Some(path) if emotes.len() == 1 && !is_folder(path) => {
-            write(path, &emotes[0]).map_err(fail)?;
-            lines.push(format!(
-                "wrote {} ({})",
-                path.display(),
-                emotes[0].file.id.as_str()
-            ));
+        Some(path) if outputs.len() == 1 && !is_folder(path) => {
+            let (id, document, _) = &outputs[0];
+            write(path, document).map_err(fail)?;
+            lines.push(format!("wrote {} ({id})", path.display()));
         }
         Some(folder) => {
             std::fs::create_dir_all(folder)
                 .map_err(|e| fail(format!("cannot make {}: {e}", folder.display())))?;
-            for imported in &emotes {
-                let id = imported.file.id.as_str();
+            for (id, document, extension) in &outputs {
                 let name = id
                     .split_once(':')
-                    .map_or(id, |(_, path)| path)
+                    .map_or(id.as_str(), |(_, path)| path)
                     .replace('/', "_");
-                let path = folder.join(format!("{name}.json"));
-                write(&path, imported).map_err(fail)?;
+                let path = folder.join(format!("{name}.{extension}"));
+                write(&path, document).map_err(fail)?;
                 lines.push(format!("wrote {} ({id})", path.display()));
             }
         }
@@ -228,18 +254,18 @@ fn stem(path: &Path) -> String {
     }
 }
 
-/// The emote as indented JSON.
-fn pretty(imported: &Imported) -> String {
-    serde_json::to_string_pretty(&imported.json).unwrap_or_else(|_| imported.json.to_string())
+/// A document as indented JSON.
+fn pretty(document: &Value) -> String {
+    serde_json::to_string_pretty(document).unwrap_or_else(|_| document.to_string())
 }
 
-/// Writes the emote's JSON to `path`, making its folder if missing.
-fn write(path: &Path, imported: &Imported) -> Result<(), String> {
+/// Writes `document` to `path`, making its folder if missing.
+fn write(path: &Path, document: &Value) -> Result<(), String> {
     if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(folder)
             .map_err(|e| format!("cannot make {}: {e}", folder.display()))?;
     }
-    std::fs::write(path, pretty(imported) + "\n")
+    std::fs::write(path, pretty(document) + "\n")
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 

@@ -15,6 +15,7 @@ pub mod bones;
 #[cfg(test)]
 mod channel_tests;
 pub mod clip_cli;
+pub mod clip_export;
 pub mod clips;
 mod compat;
 pub mod compiled;
