@@ -206,20 +206,29 @@ fn pick<'a>(
     Ok((format!("/{}", pointer_key(key)), geometry))
 }
 
-/// A `[x, y, z]` of numbers (zero when absent).
-pub(super) fn vec3(value: Option<&Value>, pointer: &str, file: &str) -> Result<Vec3, BedrockError> {
-    let Some(value) = value else {
-        return Ok(Vec3::ZERO);
-    };
+/// `value` as `[x, y, z]`: three finite numbers, or `None` (shared with
+/// the Blockbench reader, which words its own error).
+pub(crate) fn finite_vec3(value: &Value) -> Option<Vec3> {
     let numbers: Option<Vec<f32>> = value
         .as_array()
         .filter(|a| a.len() == 3)
         .and_then(|a| a.iter().map(|v| v.as_f64().map(|f| f as f32)).collect());
     match numbers.as_deref() {
         Some(&[x, y, z]) if x.is_finite() && y.is_finite() && z.is_finite() => {
-            Ok(Vec3::new(x, y, z))
+            Some(Vec3::new(x, y, z))
         }
-        _ => Err(shape(
+        _ => None,
+    }
+}
+
+/// A `[x, y, z]` of numbers (zero when absent).
+pub(super) fn vec3(value: Option<&Value>, pointer: &str, file: &str) -> Result<Vec3, BedrockError> {
+    let Some(value) = value else {
+        return Ok(Vec3::ZERO);
+    };
+    match finite_vec3(value) {
+        Some(v) => Ok(v),
+        None => Err(shape(
             file,
             pointer,
             "expected three finite numbers `[x, y, z]`",

@@ -63,7 +63,7 @@ use self::rig::{NodeChannels, Rig, RigBody, RigNode};
 use self::values::Expressions;
 use crate::format::settings::PlaybackMode;
 use crate::import::humanoid::Imported;
-use crate::import::scene::{scene_animation, SceneClip, SceneEvent};
+use crate::import::scene::{scene_animation_noted, SceneClip, SceneEvent};
 use crate::import::{ConvertOptions, ImportError, Note};
 
 /// One clip's scene, sampled at every tick, and the notes about it.
@@ -139,12 +139,8 @@ pub fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Vec<Imported>, 
     let (clips, notes) = evaluate(bytes, options)?;
     let mut out = Vec::with_capacity(clips.len());
     for (clip, clip_notes) in clips {
-        let mut imported = scene_animation(&clip)?;
-        let mut all = notes.clone();
-        all.extend(clip_notes);
-        all.append(&mut imported.notes);
-        imported.notes = all;
-        out.push(imported);
+        let source_notes = notes.iter().cloned().chain(clip_notes).collect();
+        out.push(scene_animation_noted(&clip, source_notes)?);
     }
     Ok(out)
 }

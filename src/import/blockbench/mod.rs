@@ -50,7 +50,7 @@ use crate::import::bedrock::bake::{bake, tick_of, ClipSource};
 use crate::import::bedrock::values::Expressions;
 use crate::import::bedrock::ClipScene;
 use crate::import::humanoid::Imported;
-use crate::import::scene::{scene_animation, SceneEvent};
+use crate::import::scene::{scene_animation_noted, SceneEvent};
 use crate::import::{ConvertOptions, ImportError, Note};
 
 /// The newest format this reader knows.
@@ -208,12 +208,8 @@ pub fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Vec<Imported>, 
     let (clips, shared) = evaluate(bytes, options)?;
     let mut out = Vec::with_capacity(clips.len());
     for (clip, clip_notes) in clips {
-        let mut imported = scene_animation(&clip)?;
-        let mut notes = shared.clone();
-        notes.extend(clip_notes);
-        notes.append(&mut imported.notes);
-        imported.notes = notes;
-        out.push(imported);
+        let source_notes = shared.iter().cloned().chain(clip_notes).collect();
+        out.push(scene_animation_noted(&clip, source_notes)?);
     }
     Ok(out)
 }

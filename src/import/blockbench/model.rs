@@ -272,14 +272,6 @@ fn vec3(value: Option<&Value>, pointer: &str) -> Result<Vec3, BlockbenchError> {
     let Some(value) = value else {
         return Ok(Vec3::ZERO);
     };
-    let numbers: Option<Vec<f32>> = value
-        .as_array()
-        .filter(|a| a.len() == 3)
-        .and_then(|a| a.iter().map(|v| v.as_f64().map(|f| f as f32)).collect());
-    match numbers.as_deref() {
-        Some(&[x, y, z]) if x.is_finite() && y.is_finite() && z.is_finite() => {
-            Ok(Vec3::new(x, y, z))
-        }
-        _ => Err(shape(pointer, "expected three finite numbers `[x, y, z]`")),
-    }
+    crate::import::bedrock::geometry::finite_vec3(value)
+        .ok_or_else(|| shape(pointer, "expected three finite numbers `[x, y, z]`"))
 }

@@ -74,7 +74,7 @@ use self::clip::{rest_poses, sample_clip, ClipInput};
 use self::hierarchy::Hierarchy;
 pub use self::names::clip_name;
 use super::humanoid::Imported;
-use super::scene::{scene_animation, SceneClip};
+use super::scene::{scene_animation_noted, SceneClip};
 use super::{ConvertOptions, ImportError, Note};
 
 /// The largest input (and buffer, and all buffers together) read: 64 MiB.
@@ -204,14 +204,10 @@ pub fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Vec<Imported>, 
     sample(bytes, options)?
         .into_iter()
         .map(|clip| {
-            let mut imported = scene_animation(&clip.scene).map_err(|error| GltfError::Import {
+            scene_animation_noted(&clip.scene, clip.notes).map_err(|error| GltfError::Import {
                 clip: clip.scene.id.clone(),
                 error,
-            })?;
-            let mut notes = clip.notes;
-            notes.append(&mut imported.notes);
-            imported.notes = notes;
-            Ok(imported)
+            })
         })
         .collect()
 }

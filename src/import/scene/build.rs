@@ -147,6 +147,18 @@ pub fn scene_animation(clip: &SceneClip) -> Result<Imported, ImportError> {
     Ok(Imported { json, file, notes })
 }
 
+/// [`scene_animation`] with the source's own notes (`source_notes`, its
+/// lossy steps) put before the builder's, as every importer reports them.
+pub fn scene_animation_noted(
+    clip: &SceneClip,
+    mut source_notes: Vec<Note>,
+) -> Result<Imported, ImportError> {
+    let mut imported = scene_animation(clip)?;
+    source_notes.append(&mut imported.notes);
+    imported.notes = source_notes;
+    Ok(imported)
+}
+
 /// The rules a clip must keep for the builder to work on it.
 fn check(clip: &SceneClip) -> Result<(), ImportError> {
     check_duration(clip.duration_ticks)?;

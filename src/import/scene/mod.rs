@@ -50,7 +50,7 @@ use serde_json::{Map, Value};
 
 use crate::format::settings::PlaybackMode;
 
-pub use self::build::scene_animation;
+pub use self::build::{scene_animation, scene_animation_noted};
 pub use self::ids::node_id;
 pub use super::keys::{POSITION_TOLERANCE_BLOCKS, ROTATION_TOLERANCE_RADIANS, SCALE_TOLERANCE};
 /// The id of the root anchor every source root hangs from.

@@ -32,7 +32,7 @@ use super::{read_scene, ReadError};
 use crate::format::settings::PlaybackMode;
 use crate::format::MAX_TIMELINE_TICKS;
 use crate::import::humanoid::Imported;
-use crate::import::scene::{scene_animation, CubeBox, NodeBody, SceneClip, SceneNode, Trs};
+use crate::import::scene::{scene_animation_noted, CubeBox, NodeBody, SceneClip, SceneNode, Trs};
 use crate::import::{ConvertOptions, ImportError, Note};
 
 /// Why a `.3ds` file gave no emote.
@@ -161,10 +161,7 @@ pub fn convert(
         nodes,
         events: Vec::new(),
     };
-    let mut imported = scene_animation(&clip)?;
-    notes.append(&mut imported.notes);
-    imported.notes = notes;
-    Ok(vec![imported])
+    Ok(vec![scene_animation_noted(&clip, notes)?])
 }
 
 /// The frames that play: the segment, the header's count, or the keys'.
