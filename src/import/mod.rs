@@ -65,6 +65,8 @@ pub struct ConvertOptions {
     /// The geometry file a Bedrock animation plays on (`--geometry`); when
     /// `None`, the importer looks beside the input.
     pub geometry: Option<PathBuf>,
+    /// Which rig a glTF skeleton's animation is drawn on (`--rig`).
+    pub rig: gltf::RigChoice,
 }
 
 impl ConvertOptions {
