@@ -13,6 +13,8 @@
 //! Hips ├ RightUpLeg (−10,0,−10) ─ RightLeg (0,0,−45) ─ RightFoot (0,0,−40)
 //!      └ LeftUpLeg (10,0,−10) ─ LeftLeg ─ LeftFoot
 //! ```
+//! The builders are shared with the library's round trip
+//! (`crate::library::gltf_humanoid_tests`).
 //! The right upper arm rests twisted 40° about its own length (a turn
 //! about the armature's Z), so world deltas, not local keys, must decide.
 
@@ -29,17 +31,17 @@ use crate::import::humanoid::BodyPose;
 use crate::import::ConvertOptions;
 
 /// The armature's turn: Z up into Y up.
-fn armature() -> Quat {
+pub(crate) fn armature() -> Quat {
     Quat::from_rotation_x(-FRAC_PI_2)
 }
 
 /// The right upper arm's rest local turn.
-fn arm_rest() -> Quat {
+pub(crate) fn arm_rest() -> Quat {
     Quat::from_rotation_z(40f32.to_radians())
 }
 
 /// (name, parent, translation cm, rest rotation) of the skeleton.
-fn bones(prefix: &str) -> Vec<(String, Option<usize>, [f32; 3], Quat)> {
+pub(crate) fn bones(prefix: &str) -> Vec<(String, Option<usize>, [f32; 3], Quat)> {
     let b = |name: &str, parent: Option<usize>, t: [f32; 3]| {
         (format!("{prefix}{name}"), parent, t, Quat::IDENTITY)
     };
@@ -68,13 +70,14 @@ fn bones(prefix: &str) -> Vec<(String, Option<usize>, [f32; 3], Quat)> {
 }
 
 /// Node indices in the document: the armature is 0, bone `i` is `i + 1`.
-const ARM: usize = 6;
-const FOREARM: usize = 7;
-const HIPS: usize = 1;
+pub(crate) const ARM: usize = 6;
+pub(crate) const FOREARM: usize = 7;
+pub(crate) const HIPS: usize = 1;
+pub(crate) const SPINE2: usize = 3;
 const FINGER: usize = 18;
 
 /// A document of the armature and `bones`, with one animation.
-fn skeleton_doc(bones: &[(String, Option<usize>, [f32; 3], Quat)]) -> (Doc, usize) {
+pub(crate) fn skeleton_doc(bones: &[(String, Option<usize>, [f32; 3], Quat)]) -> (Doc, usize) {
     let mut doc = Doc::new();
     let a = armature();
     let children: Vec<usize> = (0..bones.len())
@@ -102,7 +105,7 @@ fn skeleton_doc(bones: &[(String, Option<usize>, [f32; 3], Quat)]) -> (Doc, usiz
 }
 
 /// A rotation channel from the node's rest (0 s) to `to` (1 s).
-fn turn(doc: &mut Doc, a: usize, node: usize, from: Quat, to: Quat) {
+pub(crate) fn turn(doc: &mut Doc, a: usize, node: usize, from: Quat, to: Quat) {
     let values = [from.to_array(), to.to_array()].concat();
     doc.channel(a, node, "rotation", "LINEAR", &[0.0, 1.0], &values);
 }

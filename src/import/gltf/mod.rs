@@ -71,7 +71,7 @@ mod names;
 #[cfg(test)]
 mod glb_tests;
 #[cfg(test)]
-mod humanoid_tests;
+pub(crate) mod humanoid_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
