@@ -1,6 +1,6 @@
 //! A humanoid glTF skeleton's animation played on the player's own body:
 //! its bones matched to the six joints of [`crate::anim::bones`] by name,
-//! its motion retargeted tick by tick into [`BodyPose`]s, drawn by
+//! its motion retargeted tick by tick into [`BodyPose`](crate::import::humanoid::BodyPose)s, drawn by
 //! [`crate::import::humanoid`] on emoted's humanoid rig.
 //!
 //! # When a skeleton is humanoid
@@ -34,7 +34,7 @@
 //!   part turns by `Δ · A`: a T-pose held plays as arms out, a rest that
 //!   hangs like the player's gives `A = 1`. The upper arm (thigh) drives
 //!   the joint; the forearm's (shin's) turn against it is the joint's
-//!   [`Bend`] ([`bend_between`]); its twist about its own length, which a
+//!   [`Bend`](crate::anim::bones::Bend) ([`bend_between`](crate::anim::bones::bend_between)); its twist about its own length, which a
 //!   bend cannot show, is dropped with a note.
 //! - **Torso.** The lower torso turns as the first spine bone above the
 //!   hips (the hips when there is none), about the pelvis; the upper
@@ -48,9 +48,9 @@
 //!   turns about the pelvis, the neck and shoulders ride on its upper
 //!   half (lower half's turn and the bend, from the vanilla waist), and
 //!   the head's and arms' frames take off PlayerAnimator's turn of the
-//!   upper parts for the torso's bend ([`upper_parts_turn`]), as the bone
+//!   upper parts for the torso's bend ([`upper_parts_turn`](crate::anim::bones::upper_parts_turn)), as the bone
 //!   form reads them back.
-//! - **Hips translation** is the whole body's move ([`BodyPose::body`]):
+//! - **Hips translation** is the whole body's move ([`BodyPose::body`](crate::import::humanoid::BodyPose::body)):
 //!   the hips bone's world position less its rest, scaled by the
 //!   player's hip height (the legs' rest pivot, 0.75 block) over the
 //!   skeleton's (its upper legs' mean rest height, the skeleton standing
@@ -65,10 +65,10 @@ use glam::{Affine3A, Quat, Vec3};
 
 use super::bone_names::{read_bone_name, Role, Side};
 use super::hierarchy::Hierarchy;
+use super::retarget::{rotation_of, Losses, Retarget};
 use super::{GltfError, SampledClip};
-use crate::anim::bones::WAIST_HEIGHT_BLOCKS;
-use crate::anim::bones::{bend_between, upper_parts_turn, Bend, BodyJoint, JointFrame};
-use crate::import::humanoid::{humanoid_animation, BodyClip, BodyPose, Imported};
+use crate::anim::bones::BodyJoint;
+use crate::import::humanoid::{humanoid_animation, BodyClip, Imported};
 use crate::import::scene::Trs;
 use crate::import::Note;
 
@@ -87,12 +87,12 @@ pub enum RigChoice {
 /// The node tree with every node's name and rest pose.
 #[derive(Clone, Debug)]
 pub struct Skeleton {
-    names: Vec<Option<String>>,
-    parents: Vec<Option<usize>>,
-    rest: Vec<Trs>,
+    pub(super) names: Vec<Option<String>>,
+    pub(super) parents: Vec<Option<usize>>,
+    pub(super) rest: Vec<Trs>,
     /// Every node, parents first.
     order: Vec<usize>,
-    rest_worlds: Vec<Affine3A>,
+    pub(super) rest_worlds: Vec<Affine3A>,
 }
 
 impl Skeleton {
@@ -129,7 +129,7 @@ impl Skeleton {
 
     /// Every node's world transform, from its local one (`local`, or its
     /// rest when that gives `None`).
-    fn worlds(&self, local: impl Fn(usize) -> Option<Trs>, out: &mut Vec<Affine3A>) {
+    pub(super) fn worlds(&self, local: impl Fn(usize) -> Option<Trs>, out: &mut Vec<Affine3A>) {
         out.clear();
         out.resize(self.parents.len(), Affine3A::IDENTITY);
         for &n in &self.order {
@@ -144,12 +144,12 @@ impl Skeleton {
         }
     }
 
-    fn parent(&self, node: usize) -> Option<usize> {
+    pub(super) fn parent(&self, node: usize) -> Option<usize> {
         self.parents.get(node).copied().flatten()
     }
 
     /// Node `node`'s name for a message (`node_N` when it has none).
-    fn name(&self, node: usize) -> String {
+    pub(super) fn name(&self, node: usize) -> String {
         match self.names.get(node).cloned().flatten() {
             Some(name) => name,
             None => format!("node_{node}"),
@@ -157,7 +157,7 @@ impl Skeleton {
     }
 
     /// How many ancestors `node` has.
-    fn depth(&self, node: usize) -> usize {
+    pub(super) fn depth(&self, node: usize) -> usize {
         let mut depth = 0;
         let mut at = self.parent(node);
         while let Some(p) = at {
@@ -171,7 +171,7 @@ impl Skeleton {
     }
 
     /// Whether `node` is strictly below `ancestor`.
-    fn is_below(&self, node: usize, ancestor: usize) -> bool {
+    pub(super) fn is_below(&self, node: usize, ancestor: usize) -> bool {
         let mut at = self.parent(node);
         let mut steps = 0;
         while let Some(p) = at {
@@ -188,20 +188,20 @@ impl Skeleton {
     }
 
     /// The first child of `node`, if any.
-    fn first_child(&self, node: usize) -> Option<usize> {
+    pub(super) fn first_child(&self, node: usize) -> Option<usize> {
         self.order
             .iter()
             .copied()
             .find(|&c| self.parent(c) == Some(node))
     }
 
-    fn rest_position(&self, node: usize) -> Vec3 {
+    pub(super) fn rest_position(&self, node: usize) -> Vec3 {
         self.rest_worlds
             .get(node)
             .map_or(Vec3::ZERO, |w| Vec3::from(w.translation))
     }
 
-    fn rest_rotation(&self, node: usize) -> Quat {
+    pub(super) fn rest_rotation(&self, node: usize) -> Quat {
         self.rest_worlds
             .get(node)
             .map_or(Quat::IDENTITY, rotation_of)
@@ -210,27 +210,27 @@ impl Skeleton {
 
 /// An arm's or a leg's bones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Limb {
+pub(super) struct Limb {
     /// The upper arm or thigh (drives the joint).
-    upper: usize,
+    pub(super) upper: usize,
     /// The forearm or shin (its bend), when the skeleton has one below.
-    lower: Option<usize>,
+    pub(super) lower: Option<usize>,
     /// The hand or foot (aims the lower bone at rest).
-    tip: Option<usize>,
+    pub(super) tip: Option<usize>,
 }
 
 /// The bones of a humanoid skeleton that drive the player's joints.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Matching {
-    hips: usize,
+    pub(super) hips: usize,
     /// The spine bones between the hips and the head, hips side first.
-    spine: Vec<usize>,
-    neck: Option<usize>,
-    head: usize,
+    pub(super) spine: Vec<usize>,
+    pub(super) neck: Option<usize>,
+    pub(super) head: usize,
     /// Right, then left.
-    arms: [Limb; 2],
+    pub(super) arms: [Limb; 2],
     /// Right, then left.
-    legs: [Limb; 2],
+    pub(super) legs: [Limb; 2],
 }
 
 impl Matching {
@@ -362,7 +362,7 @@ impl Matching {
     }
 
     /// Every bone the joints use.
-    fn used(&self) -> Vec<usize> {
+    pub(super) fn used(&self) -> Vec<usize> {
         let mut used = vec![self.hips, self.head];
         used.extend(&self.spine);
         used.extend(self.neck);
@@ -442,14 +442,18 @@ pub fn body_clip(
     )];
     let retarget = Retarget::new(skeleton, matching, &mut notes);
     let mut worlds = Vec::new();
-    let mut twists = [0.0f32; 5];
+    let mut losses = Losses::default();
     let mut poses = Vec::with_capacity(scene.duration_ticks as usize + 1);
     for tick in 0..=scene.duration_ticks as usize {
         let local = |n: usize| frames.get(n).copied().flatten()?.get(tick).copied();
         skeleton.worlds(local, &mut worlds);
-        poses.push(retarget.pose(&worlds, &mut twists));
+        poses.push(retarget.pose(&worlds, &mut losses));
+        retarget.slides(&worlds, local, &mut losses);
     }
-    retarget.notes(&frames, &twists, &mut notes);
+    let moved: Vec<usize> = (0..frames.len())
+        .filter(|&n| frames.get(n).copied().flatten().is_some())
+        .collect();
+    retarget.notes(&moved, &losses, &mut notes);
     let body = BodyClip {
         id: scene.id.clone(),
         metadata: scene.metadata.clone(),
@@ -459,236 +463,4 @@ pub fn body_clip(
         poses,
     };
     (body, notes)
-}
-
-/// What every tick's retargeting needs of the rest pose.
-struct Retarget<'a> {
-    skeleton: &'a Skeleton,
-    matching: &'a Matching,
-    /// Each limb's swing from hanging onto its rest direction, upper and
-    /// lower bone: right arm, left arm, right leg, left leg.
-    swings: [(Quat, Quat); 4],
-    /// The player's hip height over the skeleton's.
-    scale: f32,
-}
-
-/// The player's pelvis at rest: the legs' pivots' height, blocks.
-const PELVIS: Vec3 = Vec3::new(0.0, 0.75, 0.0);
-
-impl<'a> Retarget<'a> {
-    fn new(skeleton: &'a Skeleton, matching: &'a Matching, notes: &mut Vec<Note>) -> Self {
-        let at = |n: usize| skeleton.rest_position(n);
-        let swing_to = |from: usize, to: Option<usize>| {
-            let direction = (at(to?) - at(from)).try_normalize()?;
-            Some(Quat::from_rotation_arc(Vec3::NEG_Y, direction))
-        };
-        let mut swings = [(Quat::IDENTITY, Quat::IDENTITY); 4];
-        let limbs = matching.arms.iter().chain(&matching.legs);
-        for (slot, limb) in swings.iter_mut().zip(limbs) {
-            let upper = swing_to(limb.upper, limb.lower.or(limb.tip)).unwrap_or(Quat::IDENTITY);
-            let lower = limb
-                .lower
-                .and_then(|l| swing_to(l, limb.tip))
-                .unwrap_or(upper);
-            *slot = (upper, lower);
-            let degrees = upper.angle_between(Quat::IDENTITY).to_degrees();
-            if degrees > 5.0 {
-                notes.push(Note::new(
-                    format!("/nodes/{}", limb.upper),
-                    format!(
-                        "at rest `{}` points {degrees:.0}° from straight down (a T- or A-pose); the player's limb takes that rest, so the clip's poses land as drawn",
-                        skeleton.name(limb.upper)
-                    ),
-                ));
-            }
-        }
-        let [right, left] = matching.legs.map(|l| at(l.upper).y);
-        let height = (right + left) / 2.0;
-        let scale = if height.is_finite() && height > 0.05 {
-            PELVIS.y / height
-        } else {
-            notes.push(Note::new(
-                format!("/nodes/{}", matching.legs[0].upper),
-                "the upper legs rest at or below y = 0, so the hips' moves are not scaled",
-            ));
-            1.0
-        };
-        Retarget {
-            skeleton,
-            matching,
-            swings,
-            scale,
-        }
-    }
-
-    /// Node `n`'s turn from rest in `worlds`.
-    fn turn(&self, worlds: &[Affine3A], n: usize) -> Quat {
-        let now = worlds.get(n).map_or(Quat::IDENTITY, rotation_of);
-        (now * self.skeleton.rest_rotation(n).inverse()).normalize()
-    }
-
-    /// The player's pose for one tick's `worlds`; keeps the largest twist
-    /// each bend drops (arms, legs, torso) in `twists`, degrees.
-    fn pose(&self, worlds: &[Affine3A], twists: &mut [f32; 5]) -> BodyPose {
-        let m = self.matching;
-        let turn = |n: usize| self.turn(worlds, n);
-        let mut pose = BodyPose::default();
-
-        // The torso: the lower half about the pelvis, the upper half's bend.
-        let lower = turn(m.spine.first().copied().unwrap_or(m.hips));
-        let upper = m
-            .spine
-            .last()
-            .filter(|_| m.spine.len() > 1)
-            .map(|&u| turn(u));
-        let torso_bend = upper.map_or(Bend::NONE, |u| bend_between(lower, u));
-        if let Some(u) = upper {
-            twists[4] = twists[4].max(twist_degrees(lower, u));
-        }
-        let about_pelvis = |r: Quat, p: Vec3| PELVIS + r * (p - PELVIS);
-        let waist = Vec3::new(0.0, WAIST_HEIGHT_BLOCKS, 0.0);
-        let waist_now = about_pelvis(lower, waist);
-        let bend_turn = torso_bend.turn();
-        let on_upper_half = |p: Vec3| waist_now + lower * bend_turn * (p - waist);
-        let undo_upper = upper_parts_turn(torso_bend).inverse();
-        pose.joints.insert(
-            BodyJoint::Torso,
-            JointFrame {
-                rotation: lower,
-                pivot: about_pelvis(lower, BodyJoint::Torso.rest_pivot()),
-                bend: Some(torso_bend),
-            },
-        );
-        pose.joints.insert(
-            BodyJoint::Head,
-            JointFrame {
-                rotation: (bend_turn.inverse() * turn(m.head)).normalize(),
-                pivot: undo_upper.transform_point3(on_upper_half(BodyJoint::Head.rest_pivot())),
-                bend: None,
-            },
-        );
-
-        // The limbs: turn, bend, and where the pivot rides.
-        let hips = turn(m.hips);
-        let joints = [BodyJoint::RightArm, BodyJoint::LeftArm];
-        let joints = joints
-            .into_iter()
-            .chain([BodyJoint::RightLeg, BodyJoint::LeftLeg]);
-        let limbs = m.arms.iter().chain(&m.legs);
-        for (i, ((joint, limb), (swing_upper, swing_lower))) in
-            joints.zip(limbs).zip(self.swings).enumerate()
-        {
-            let driver = (turn(limb.upper) * swing_upper).normalize();
-            let bending = limb.lower.map(|l| (turn(l) * swing_lower).normalize());
-            let bend = bending.map(|b| bend_between(driver, b));
-            if let (Some(b), Some(slot)) = (bending, twists.get_mut(i)) {
-                *slot = slot.max(twist_degrees(driver, b));
-            }
-            let rest_pivot = joint.rest_pivot();
-            let frame = match joint {
-                BodyJoint::RightArm | BodyJoint::LeftArm => JointFrame {
-                    rotation: (bend_turn.inverse() * driver).normalize(),
-                    pivot: undo_upper.transform_point3(on_upper_half(rest_pivot)),
-                    bend,
-                },
-                _ => JointFrame {
-                    rotation: driver,
-                    pivot: about_pelvis(hips, rest_pivot),
-                    bend,
-                },
-            };
-            pose.joints.insert(joint, frame);
-        }
-
-        // The hips' move, scaled to the player.
-        let now = worlds
-            .get(m.hips)
-            .map_or(Vec3::ZERO, |w| Vec3::from(w.translation));
-        let moved = (now - self.skeleton.rest_position(m.hips)) * self.scale;
-        if moved.is_finite() && moved != Vec3::ZERO {
-            pose.body = Some(Affine3A::from_translation(moved));
-        }
-        pose
-    }
-
-    /// The notes of what the clip's ticks lost: bones dropped, other
-    /// bones' translations, twists.
-    fn notes(&self, frames: &[Option<&[Trs]>], twists: &[f32; 5], notes: &mut Vec<Note>) {
-        let skeleton = self.skeleton;
-        let m = self.matching;
-        let used = m.used();
-        let above_hips = |n: usize| skeleton.is_below(m.hips, n);
-        let moved: Vec<usize> = (0..frames.len())
-            .filter(|&n| frames.get(n).copied().flatten().is_some())
-            .collect();
-        let dropped: Vec<String> = moved
-            .iter()
-            .filter(|&&n| !used.contains(&n) && !above_hips(n))
-            .map(|&n| skeleton.name(n))
-            .collect();
-        if !dropped.is_empty() {
-            notes.push(Note::new(
-                "/nodes",
-                format!(
-                    "{} bone(s) are not body joints and their own motion is dropped (their parents' turns still reach the joints below them): {}",
-                    dropped.len(),
-                    dropped.join(", ")
-                ),
-            ));
-        }
-        let slid: Vec<String> = moved
-            .iter()
-            .filter(|&&n| used.contains(&n) && n != m.hips)
-            .filter(|&&n| {
-                let rest = skeleton.rest.get(n).map_or(Vec3::ZERO, |r| r.translation);
-                let trs = frames.get(n).copied().flatten().unwrap_or(&[]);
-                trs.iter().any(|f| f.translation.distance(rest) > 1e-4)
-            })
-            .map(|&n| skeleton.name(n))
-            .collect();
-        if !slid.is_empty() {
-            notes.push(Note::new(
-                "/nodes",
-                format!(
-                    "only the hips keep their translation; the moves of {} are dropped",
-                    slid.join(", ")
-                ),
-            ));
-        }
-        let lowers = m.arms.iter().chain(&m.legs).map(|l| l.lower);
-        let lowers = lowers.chain([m.spine.last().copied().filter(|_| m.spine.len() > 1)]);
-        for (lower, &degrees) in lowers.zip(twists) {
-            if let (Some(n), true) = (lower, degrees > 1.0) {
-                notes.push(Note::new(
-                    format!("/nodes/{n}"),
-                    format!(
-                        "`{}` twists up to {degrees:.1}° about its own length against the bone above; a bend cannot twist, so the twist is dropped",
-                        skeleton.name(n)
-                    ),
-                ));
-            }
-        }
-    }
-}
-
-/// How far `bending` twists about its own Y against `driver`, degrees.
-fn twist_degrees(driver: Quat, bending: Quat) -> f32 {
-    let relative = (driver.inverse() * bending).normalize();
-    let twist = Vec3::new(0.0, relative.y, 0.0);
-    let angle = 2.0 * twist.length().atan2(relative.w.abs());
-    if angle.is_finite() {
-        angle.to_degrees()
-    } else {
-        0.0
-    }
-}
-
-/// The rotation of an affine transform, its scale dropped.
-fn rotation_of(transform: &Affine3A) -> Quat {
-    let (_, rotation, _) = transform.to_scale_rotation_translation();
-    if rotation.is_finite() && rotation.length_squared() > 1e-12 {
-        rotation.normalize()
-    } else {
-        Quat::IDENTITY
-    }
 }

@@ -67,6 +67,7 @@ pub mod glb;
 pub mod hierarchy;
 pub mod humanoid;
 mod names;
+mod retarget;
 
 #[cfg(test)]
 mod glb_tests;
