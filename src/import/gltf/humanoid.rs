@@ -122,17 +122,24 @@ impl Skeleton {
             rest_worlds: Vec::new(),
         };
         let mut worlds = Vec::new();
-        skeleton.worlds(|n| skeleton.rest.get(n).copied(), &mut worlds);
+        skeleton.worlds(|n| skeleton.rest.get(n).copied(), None, &mut worlds);
         skeleton.rest_worlds = worlds;
         skeleton
     }
 
-    /// Every node's world transform, from its local one (`local`, or its
-    /// rest when that gives `None`).
-    pub(super) fn worlds(&self, local: impl Fn(usize) -> Option<Trs>, out: &mut Vec<Affine3A>) {
+    /// Every node's world transform (of the nodes `only` marks, when
+    /// given; the others are left at identity), from its local one
+    /// (`local`, or its rest when that gives `None`).
+    pub(super) fn worlds(
+        &self,
+        local: impl Fn(usize) -> Option<Trs>,
+        only: Option<&[bool]>,
+        out: &mut Vec<Affine3A>,
+    ) {
         out.clear();
         out.resize(self.parents.len(), Affine3A::IDENTITY);
-        for &n in &self.order {
+        let wanted = |n: usize| only.is_none_or(|o| o.get(n).copied().unwrap_or(false));
+        for &n in self.order.iter().filter(|&&n| wanted(n)) {
             let own = local(n)
                 .or_else(|| self.rest.get(n).copied())
                 .unwrap_or(Trs::IDENTITY)
@@ -441,12 +448,24 @@ pub fn body_clip(
         ),
     )];
     let retarget = Retarget::new(skeleton, matching, &mut notes);
+    // Only the bones used and their ancestors are composed at each tick.
+    let mut needed = vec![false; skeleton.parents.len()];
+    for n in matching.used() {
+        let mut at = Some(n);
+        while let Some(slot) = at.and_then(|a| needed.get_mut(a)) {
+            if *slot {
+                break;
+            }
+            *slot = true;
+            at = at.and_then(|a| skeleton.parent(a));
+        }
+    }
     let mut worlds = Vec::new();
     let mut losses = Losses::default();
     let mut poses = Vec::with_capacity(scene.duration_ticks as usize + 1);
     for tick in 0..=scene.duration_ticks as usize {
         let local = |n: usize| frames.get(n).copied().flatten()?.get(tick).copied();
-        skeleton.worlds(local, &mut worlds);
+        skeleton.worlds(local, Some(&needed), &mut worlds);
         poses.push(retarget.pose(&worlds, &mut losses));
         retarget.slides(&worlds, local, &mut losses);
     }
