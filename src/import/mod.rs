@@ -12,7 +12,9 @@
 //!    (rotation, pivot, bend) in the player's frame, plus an optional
 //!    whole-body transform. Axis flips, units and the source's easing stay
 //!    in this step ([`playeranimator`] for PlayerAnimator's keyframes,
-//!    [`three_ds`] for the keyframer of 3D Studio `.3ds` files).
+//!    [`three_ds`] for the keyframer of 3D Studio `.3ds` files,
+//!    [`gltf::humanoid`] for a glTF skeleton whose bone names make a
+//!    humanoid).
 //! 2. **Build schema 4 on the humanoid rig** from those poses
 //!    ([`humanoid`]): the nodes of `emotes/humanoid_template.json`, tracks
 //!    on its joint anchors only, resampled at every tick and thinned back
@@ -65,6 +67,8 @@ pub struct ConvertOptions {
     /// The geometry file a Bedrock animation plays on (`--geometry`); when
     /// `None`, the importer looks beside the input.
     pub geometry: Option<PathBuf>,
+    /// Which rig a glTF skeleton's animation is drawn on (`--rig`).
+    pub rig: gltf::RigChoice,
 }
 
 impl ConvertOptions {

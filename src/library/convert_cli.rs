@@ -63,6 +63,11 @@ pub struct ConvertArgs {
     /// them).
     #[arg(long, value_name = "FPS")]
     pub fps: Option<f32>,
+    /// What a glTF skeleton's animation is drawn on: the player's body
+    /// (`humanoid`), named anchors (`scene`), or the body when the bone
+    /// names make a humanoid (`auto`).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub rig: gltf::RigChoice,
     /// What to write: a schema 4 emote (plays for everyone), or an `.anim`
     /// clip of a body emote's joints (the bone form modded clients get).
     #[arg(long, value_enum, default_value = "schema4")]
@@ -175,6 +180,7 @@ pub fn convert_file(args: &ConvertArgs) -> Converted {
         clip: args.clip.clone(),
         base_dir: path.parent().map(Path::to_path_buf),
         geometry: args.geometry.clone(),
+        rig: args.rig,
     };
     match format {
         SourceFormat::Anim => convert_clip(path, &options),

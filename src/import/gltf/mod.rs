@@ -50,17 +50,29 @@
 //! - **Notes** name the source: `/animations/0/samplers/2: CUBICSPLINE
 //!   resampled at 20 tps`, skipped morph-weight channels, dropped nodes,
 //!   unnamed nodes.
+//!
+//! # A humanoid skeleton
+//! When the nodes' names make a humanoid skeleton (hips, head, both upper
+//! arms and upper legs, [`bone_names`]), step 4 ends instead in the
+//! player's own body: [`humanoid`] retargets each tick's world rotations
+//! onto the six joints and [`crate::import::humanoid`] draws them on the
+//! humanoid rig. [`RigChoice`] (`--rig`) forces either path.
 
 pub mod accessors;
+pub mod bone_names;
 pub mod buffers;
 mod clip;
 pub mod curves;
 pub mod glb;
 pub mod hierarchy;
+pub mod humanoid;
 mod names;
+mod retarget;
 
 #[cfg(test)]
 mod glb_tests;
+#[cfg(test)]
+pub(crate) mod humanoid_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -72,6 +84,8 @@ use serde_json::{json, Map, Value};
 use self::buffers::Buffers;
 use self::clip::{rest_poses, sample_clip, ClipInput};
 use self::hierarchy::Hierarchy;
+pub use self::humanoid::RigChoice;
+use self::humanoid::Skeleton;
 pub use self::names::clip_name;
 use super::humanoid::Imported;
 use super::scene::{scene_animation_noted, SceneClip};
@@ -199,11 +213,18 @@ pub struct SampledClip {
 }
 
 /// Converts every animation of a glTF or GLB file (or only the one
-/// `options.clip` names) into schema 4, one [`Imported`] each.
+/// `options.clip` names) into schema 4, one [`Imported`] each: on the
+/// player's body for a humanoid skeleton ([`humanoid`], as
+/// `options.rig` says), else as a scene of named anchors.
 pub fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Vec<Imported>, GltfError> {
-    sample(bytes, options)?
+    let (clips, skeleton) = sample_skeleton(bytes, options)?;
+    let matching = humanoid::choose(&skeleton, options.rig)?;
+    clips
         .into_iter()
         .map(|clip| {
+            if let Some(matching) = &matching {
+                return humanoid::convert_clip(&skeleton, matching, clip);
+            }
             scene_animation_noted(&clip.scene, clip.notes).map_err(|error| GltfError::Import {
                 clip: clip.scene.id.clone(),
                 error,
@@ -215,6 +236,14 @@ pub fn convert(bytes: &[u8], options: &ConvertOptions) -> Result<Vec<Imported>, 
 /// Reads a glTF or GLB file and samples its animations (or the one
 /// `options.clip` names) at every tick: [`convert`] without the builder.
 pub fn sample(bytes: &[u8], options: &ConvertOptions) -> Result<Vec<SampledClip>, GltfError> {
+    sample_skeleton(bytes, options).map(|(clips, _)| clips)
+}
+
+/// [`sample`], and the document's [`Skeleton`] for [`humanoid`].
+pub fn sample_skeleton(
+    bytes: &[u8],
+    options: &ConvertOptions,
+) -> Result<(Vec<SampledClip>, Skeleton), GltfError> {
     if bytes.len() > MAX_INPUT_BYTES {
         return Err(GltfError::TooLarge {
             place: format!("byte {MAX_INPUT_BYTES}"),
@@ -288,7 +317,7 @@ pub fn sample(bytes: &[u8], options: &ConvertOptions) -> Result<Vec<SampledClip>
             notes: clip_notes,
         });
     }
-    Ok(clips)
+    Ok((clips, Skeleton::new(root, &hierarchy, &rest)))
 }
 
 /// The name an unnamed animation's metadata gets.
