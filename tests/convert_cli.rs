@@ -324,13 +324,23 @@ fn bedrock_and_blockbench_fixtures_convert_to_their_golden_files_and_check() {
 fn gltf_fixtures_convert_to_their_golden_files_and_check() {
     let out = scratch("gltf");
     let mut total = 0;
-    for name in ["pendulum.gltf", "hop.gltf", "chain.glb"] {
+    for name in ["pendulum.gltf", "hop.gltf", "chain.glb", "reach.gltf"] {
         let input = fixtures("gltf").join(name);
         let (stderr, written) = convert_folder_against_goldens(&input, &fixtures("gltf"), &out);
         assert!(written >= 1, "{stderr}");
+        // Mixamo's bone names make reach.gltf a humanoid: it plays on the body.
+        let humanoid = stderr.contains("the skeleton is humanoid");
+        assert_eq!(humanoid, name == "reach.gltf", "{stderr}");
         total += written;
     }
-    assert_eq!(total, 4, "chain.glb holds two clips");
+    assert_eq!(total, 5, "chain.glb holds two clips");
+    let reach: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("reach.json")).expect("written"))
+            .expect("JSON");
+    assert!(
+        reach["timeline"]["tracks"]["shoulder_r"]["rotation"].is_array(),
+        "{reach}"
+    );
     assert_checks(&out, total);
     // One clip of several, by name.
     let nod = emoted(&[
