@@ -126,7 +126,8 @@ fn both_outliner_layouts_give_the_same_rig() {
         a.rig.nodes[1].body,
         RigBody::Cube {
             from_px: Vec3::splat(-1.0),
-            to_px: Vec3::splat(3.0)
+            to_px: Vec3::splat(3.0),
+            faces: None,
         }
     );
     assert_eq!(a.by_uuid.get("e1"), Some(&1));

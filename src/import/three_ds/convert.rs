@@ -160,6 +160,7 @@ pub fn convert(
         to_player: Affine3A::IDENTITY,
         nodes,
         events: Vec::new(),
+        textures: Vec::new(),
     };
     let mut imported = scene_animation(&clip)?;
     notes.append(&mut imported.notes);
@@ -209,5 +210,6 @@ fn body(node: &Node) -> NodeBody {
     NodeBody::Cube(CubeBox {
         min_blocks,
         size_blocks,
+        faces: None,
     })
 }
