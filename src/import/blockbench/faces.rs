@@ -51,12 +51,16 @@ use crate::import::Note;
 pub struct Skinning {
     /// Per `textures[i]`: its uuid, and where it is in [`Skinning::textures`]
     /// with its UV size when it is embedded.
-    slots: Vec<(String, Option<(usize, [f32; 2])>)>,
+    slots: Vec<(String, Option<Embedded>)>,
     /// The embedded textures.
     pub textures: Vec<SceneTexture>,
     /// `meta.box_uv`.
     box_uv: bool,
 }
+
+/// An embedded texture: its index in [`Skinning::textures`] and its UV
+/// size (width, height).
+type Embedded = (usize, [f32; 2]);
 
 /// The UV rectangles of a box-UV cube, in texture pixels, in
 /// [`Face::ALL`] order (module docs).
@@ -165,7 +169,7 @@ impl Skinning {
         element: &Value,
         at: &str,
         notes: &mut Vec<Note>,
-    ) -> Option<CubeFaces> {
+    ) -> Option<Box<CubeFaces>> {
         let untextured = |notes: &mut Vec<Note>, pointer: String, why: &str| {
             notes.push(Note::new(
                 pointer,
@@ -261,12 +265,12 @@ impl Skinning {
                 "a face's UV reaches outside its texture; clamped to the texture's edge (Java item models stay within it)",
             ));
         }
-        Some(faces)
+        Some(Box::new(faces))
     }
 
     /// The embedded texture a face's `texture` names: an index into
     /// `textures[]` or a texture's uuid.
-    fn slot(&self, texture: &Value) -> Option<(usize, [f32; 2])> {
+    fn slot(&self, texture: &Value) -> Option<Embedded> {
         let found = match texture {
             Value::Number(n) => n
                 .as_u64()

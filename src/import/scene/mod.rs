@@ -118,7 +118,7 @@ pub enum NodeBody {
 }
 
 /// A box, in blocks, in its node's frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CubeBox {
     /// The corner with the smallest coordinates.
     pub min_blocks: Vec3,
@@ -129,7 +129,7 @@ pub struct CubeBox {
     /// south, west, up, down), `None` for a face not drawn; `None` for
     /// the whole box when the importer has no textures for it (it is
     /// drawn untextured).
-    pub faces: Option<CubeFaces>,
+    pub faces: Option<Box<CubeFaces>>,
 }
 
 /// A cube's six faces (module docs, "Cubes").

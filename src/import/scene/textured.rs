@@ -115,7 +115,7 @@ impl<'a> TexturedCubes<'a> {
         cube_id: &str,
         parent_id: &str,
     ) -> Option<Value> {
-        let faces = cube.faces?;
+        let faces = cube.faces.as_deref()?;
         if faces
             .iter()
             .flatten()
@@ -134,7 +134,7 @@ impl<'a> TexturedCubes<'a> {
             to_px: [16.0; 3],
             faces: Default::default(),
         };
-        for (face, cube_face) in Face::ALL.into_iter().zip(faces) {
+        for (face, cube_face) in Face::ALL.into_iter().zip(faces.iter().copied()) {
             let Some(cube_face) = cube_face else {
                 continue;
             };
