@@ -438,6 +438,37 @@ mod tests {
     }
 
     #[test]
+    fn their_paper_json_is_merged_with_our_imported_overrides() {
+        let ours_model = crate::pack::imported::base_item_model(
+            &[(
+                MODEL_DATA_RANGE.start + 1,
+                "emoted:item/imported/a/b/c".to_owned(),
+            )]
+            .into(),
+        );
+        let mut pack = ResourcePack::new(&SliceTable::default());
+        pack.add_file(BASE_ITEM_MODEL_PATH, ours_model)
+            .expect("added");
+        let theirs_model = json!({"parent": "minecraft:item/generated",
+            "overrides": [{"predicate": {"custom_model_data": 3}, "model": "admin:item/note"}]});
+        let bytes = serde_json::to_vec(&theirs_model).expect("json");
+        let conflicts = pack.merge(theirs(&[(BASE_ITEM_MODEL_PATH, &bytes)]));
+        assert_eq!(
+            only(&conflicts, BASE_ITEM_MODEL_PATH).winner,
+            Winner::Merged
+        );
+        let merged: Value =
+            serde_json::from_slice(&file(&pack, BASE_ITEM_MODEL_PATH)).expect("json");
+        let models: Vec<&str> = merged["overrides"]
+            .as_array()
+            .expect("overrides")
+            .iter()
+            .filter_map(|o| o["model"].as_str())
+            .collect();
+        assert_eq!(models, ["admin:item/note", "emoted:item/imported/a/b/c"]);
+    }
+
+    #[test]
     fn a_player_head_that_is_not_json_leaves_ours() {
         for (bad, why) in [
             (&b"{ not json"[..], "not valid JSON"),
