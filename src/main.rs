@@ -448,7 +448,7 @@ fn pack(args: &PackArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    for warning in built.table.left_out_warnings() {
+    for warning in built.warnings() {
         eprintln!("emoted pack: {warning}");
     }
     for conflict in &built.conflicts {

@@ -12,6 +12,7 @@ use super::node::{
 };
 use super::problem::{field, JsonPointer, Problems, Root};
 use super::read::{self, Obj};
+use super::resources::{check_node_models, read_resources, Resources};
 use super::settings::{read_animation_settings, AnimationSettings, PlaybackMode};
 use super::snbt;
 use super::track::{molang_string, read_vector_track, read_visibility_track, NodeTracks};
@@ -103,6 +104,9 @@ pub struct AnimationFile {
     pub nodes: Vec<Node>,
     /// Duration, tracks and events.
     pub timeline: Timeline,
+    /// Item models and textures for the resource pack
+    /// ([`super::resources`]); empty for most emotes.
+    pub resources: Resources,
 }
 
 impl AnimationFile {
@@ -254,7 +258,12 @@ pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<An
         }
     }
     check_event_refs(&event_refs, &nodes, &node_ids, problems);
-    finish_document(obj, problems, &["molang", "nodes", "timeline"]);
+    let resources = obj
+        .opt("resources")
+        .map(|(v, p)| read_resources(v, &p, problems))
+        .unwrap_or_default();
+    check_node_models(&nodes, &resources, problems);
+    finish_document(obj, problems, &["molang", "nodes", "timeline", "resources"]);
     if problems.has_errors() {
         return None;
     }
@@ -265,6 +274,7 @@ pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<An
         molang,
         nodes,
         timeline,
+        resources,
     })
 }
 

@@ -23,6 +23,7 @@ pub mod ident;
 pub mod node;
 pub mod problem;
 mod read;
+pub mod resources;
 pub mod sequence;
 pub mod settings;
 pub mod snbt;

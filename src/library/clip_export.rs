@@ -288,6 +288,7 @@ mod tests {
                 visible: Vec::new(),
             }],
             events: Vec::new(),
+            textures: Vec::new(),
         };
         let imported = scene_animation(&scene).expect("builds");
         let error = anim_clip(&imported).expect_err("no body");

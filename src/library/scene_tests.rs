@@ -63,6 +63,7 @@ fn swinging_arm(duration_ticks: u32) -> SceneClip {
             node("Hand", Some(1), hand),
         ],
         events: Vec::new(),
+        textures: Vec::new(),
     }
 }
 

@@ -11,7 +11,7 @@
 //! |---|---|
 //! | `pack.mcmeta` | merged: `pack_format` stays 15 (1.20.1's); the description is theirs followed by `" + emoted"` (ours when they have none); their other sections (`language`, `filter`...) are kept |
 //! | one of **our shader files**: a path our pack has under `assets/minecraft/shaders/` | ours: our core shader is what draws skin-bound parts |
-//! | `assets/minecraft/models/item/player_head.json` | merged: their model (parent, textures, display...) with their overrides and ours in one list, in ascending `custom_model_data` ([`merge_player_head`]) |
+//! | `assets/minecraft/models/item/player_head.json`, and `paper.json` when emotes bring imported models ([`super::imported`]) | merged: their model (parent, textures, display...) with their overrides and ours in one list, in ascending `custom_model_data` ([`merge_player_head`]) |
 //! | anything else (a texture, a model, even one under `assets/emoted/`) | theirs: it is their server |
 //!
 //! "Our shader files" are the paths our pack has, so only the shaders we
@@ -30,8 +30,10 @@ use serde_json::Value;
 
 use super::admin_pack::{AdminPack, PACK_MCMETA};
 use super::ids::CUSTOM_MODEL_DATA_BASE;
+use super::imported::BASE_ITEM_MODEL_PATH;
 use super::models::PLAYER_HEAD_MODEL_PATH;
 use super::{ResourcePack, PACK_FORMAT};
+use crate::format::resources::MODEL_DATA_RANGE;
 
 /// Where our shader files are: a path both packs have under this prefix is
 /// ours.
@@ -92,7 +94,9 @@ impl ResourcePack {
                 continue;
             };
             let (winner, reason) = if path == PLAYER_HEAD_MODEL_PATH {
-                merge_player_head(ours, &bytes)
+                merge_player_head(ours, &bytes, CUSTOM_MODEL_DATA_BASE)
+            } else if path == BASE_ITEM_MODEL_PATH {
+                merge_player_head(ours, &bytes, MODEL_DATA_RANGE.start)
             } else if path.starts_with(SHADER_PREFIX) {
                 (
                     Winner::Ours,
@@ -191,21 +195,22 @@ fn theirs_reason(path: &str) -> String {
     }
 }
 
-/// Merges their `player_head.json` into ours (`ours` is replaced by the
-/// result): their model with its fields, its overrides being theirs and ours
+/// Merges their `player_head.json` (or `paper.json`) into ours (`ours` is
+/// replaced by the result): their model with its fields, its overrides being theirs and ours
 /// sorted by `custom_model_data` (an override without one sorts as 0). The
 /// client uses the last override that matches, so ascending order gives
 /// each item the override closest below its `CustomModelData`; the sort is
 /// stable and theirs come first, so on a tie ours is last and wins. Theirs
-/// that reach emoted's range (from [`CUSTOM_MODEL_DATA_BASE`]) are named in
-/// the reason: they would take some of emoted's slices or lose theirs to
+/// that reach emoted's range (from `range_start`: [`CUSTOM_MODEL_DATA_BASE`]
+/// for the skin slices, the imported range's start for paper) are named in
+/// the reason: they would take some of emoted's models or lose theirs to
 /// them. When their file is not a JSON object whose `overrides` (if any) is
 /// an array of objects with numeric `custom_model_data`, ours is kept.
-pub fn merge_player_head(ours: &mut Vec<u8>, theirs: &[u8]) -> (Winner, String) {
+pub fn merge_player_head(ours: &mut Vec<u8>, theirs: &[u8], range_start: i32) -> (Winner, String) {
     let kept = |why: String| {
         (
             Winner::Ours,
-            format!("{why}; emoted's is kept, so the admin's player_head model is left out"),
+            format!("{why}; emoted's is kept, so the admin's item model is left out"),
         )
     };
     let mut model = match serde_json::from_slice::<Value>(theirs) {
@@ -241,7 +246,7 @@ pub fn merge_player_head(ours: &mut Vec<u8>, theirs: &[u8]) -> (Winner, String) 
     }
     let in_our_range = keyed
         .iter()
-        .filter(|(key, _)| *key >= f64::from(CUSTOM_MODEL_DATA_BASE))
+        .filter(|(key, _)| *key >= f64::from(range_start))
         .count();
     keyed.extend(
         our_overrides
@@ -264,8 +269,8 @@ pub fn merge_player_head(ours: &mut Vec<u8>, theirs: &[u8]) -> (Winner, String) 
     );
     if in_our_range > 0 {
         reason.push_str(&format!(
-            "; {in_our_range} of the admin's use custom_model_data {CUSTOM_MODEL_DATA_BASE} or \
-             more, emoted's range: move them below it"
+            "; {in_our_range} of the admin's use custom_model_data {range_start} or more, \
+             emoted's range: move them below it"
         ));
     }
     (Winner::Merged, reason)
@@ -430,6 +435,37 @@ mod tests {
             .expect("late");
         assert_eq!(models[late + 1], "emoted:item/skin/left_arm");
         assert_eq!(keys[late], keys[late + 1]);
+    }
+
+    #[test]
+    fn their_paper_json_is_merged_with_our_imported_overrides() {
+        let ours_model = crate::pack::imported::base_item_model(
+            &[(
+                MODEL_DATA_RANGE.start + 1,
+                "emoted:item/imported/a/b/c".to_owned(),
+            )]
+            .into(),
+        );
+        let mut pack = ResourcePack::new(&SliceTable::default());
+        pack.add_file(BASE_ITEM_MODEL_PATH, ours_model)
+            .expect("added");
+        let theirs_model = json!({"parent": "minecraft:item/generated",
+            "overrides": [{"predicate": {"custom_model_data": 3}, "model": "admin:item/note"}]});
+        let bytes = serde_json::to_vec(&theirs_model).expect("json");
+        let conflicts = pack.merge(theirs(&[(BASE_ITEM_MODEL_PATH, &bytes)]));
+        assert_eq!(
+            only(&conflicts, BASE_ITEM_MODEL_PATH).winner,
+            Winner::Merged
+        );
+        let merged: Value =
+            serde_json::from_slice(&file(&pack, BASE_ITEM_MODEL_PATH)).expect("json");
+        let models: Vec<&str> = merged["overrides"]
+            .as_array()
+            .expect("overrides")
+            .iter()
+            .filter_map(|o| o["model"].as_str())
+            .collect();
+        assert_eq!(models, ["admin:item/note", "emoted:item/imported/a/b/c"]);
     }
 
     #[test]

@@ -16,9 +16,12 @@
 //!   and which slices the loaded emotes need;
 //! - [`shader`], [`models`]: the files generated from the table;
 //! - [`profile`]: whose skin a display wears and whether its arms are slim;
+//! - [`imported`]: the item models and textures emotes bring in their
+//!   `resources` (converted Blockbench cubes), drawn on paper by
+//!   `CustomModelData`, with the collisions between emotes reported;
 //! - [`ResourcePack`] (here): puts them, `pack.mcmeta` (`pack_format` 15)
-//!   and any later files (imported models) into one zip, the same bytes
-//!   and SHA-1 for the same input;
+//!   and any later files into one zip, the same bytes and SHA-1 for the
+//!   same input;
 //! - [`admin_pack`], [`merge`]: an admin's own pack (`resource_pack.merge`),
 //!   read within size caps and merged into ours, since a 1.20.1 client
 //!   takes one server pack only.
@@ -28,6 +31,7 @@
 
 pub mod admin_pack;
 pub mod ids;
+pub mod imported;
 pub mod merge;
 pub mod models;
 pub mod profile;
@@ -46,6 +50,7 @@ use zip::{CompressionMethod, ZipWriter};
 use crate::library::Library;
 use admin_pack::AdminPack;
 use ids::SliceTable;
+use imported::{imported_models, ModelCollision};
 use merge::MergeConflict;
 
 /// The `pack_format` of Minecraft 1.20.1.
@@ -103,6 +108,19 @@ pub struct LibraryPack {
     /// The paths both packs had and who won each, sorted by path; empty
     /// without an admin pack.
     pub conflicts: Vec<MergeConflict>,
+    /// Imported models left out because another emote's took their number
+    /// ([`imported`]).
+    pub collisions: Vec<ModelCollision>,
+}
+
+impl LibraryPack {
+    /// One line per problem worth telling the admin: slices left without
+    /// an id and imported models whose number another emote took.
+    pub fn warnings(&self) -> impl Iterator<Item = String> + '_ {
+        self.table
+            .left_out_warnings()
+            .chain(self.collisions.iter().map(ToString::to_string))
+    }
 }
 
 /// A built pack: the zip and its SHA-1, as a client checks it.
@@ -132,10 +150,23 @@ impl ResourcePack {
     }
 
     /// emoted's pack for the slices `library`'s emotes need, with the table
-    /// that numbers them (the server gives each display its id from it).
+    /// that numbers them (the server gives each display its id from it),
+    /// and the imported models its emotes bring ([`imported`]).
     pub fn for_library(library: &Library) -> (ResourcePack, SliceTable) {
+        let (pack, table, _) = ResourcePack::assemble(library);
+        (pack, table)
+    }
+
+    /// [`ResourcePack::for_library`], with the imported models' collisions.
+    fn assemble(library: &Library) -> (ResourcePack, SliceTable, Vec<ModelCollision>) {
         let table = SliceTable::new(slices::library_slices(library));
-        (ResourcePack::new(&table), table)
+        let mut pack = ResourcePack::new(&table);
+        let imported = imported_models(library);
+        for (path, bytes) in imported.files {
+            // Emote folders keep the paths apart (see `imported`).
+            pack.files.insert(path, bytes);
+        }
+        (pack, table, imported.collisions)
     }
 
     /// emoted's pack for `library`, merged with the admin's pack if any
@@ -146,7 +177,7 @@ impl ResourcePack {
         library: &Library,
         admin: Option<AdminPack>,
     ) -> Result<LibraryPack, PackError> {
-        let (mut pack, table) = ResourcePack::for_library(library);
+        let (mut pack, table, collisions) = ResourcePack::assemble(library);
         let conflicts = match admin {
             Some(admin) => pack.merge(admin),
             None => Vec::new(),
@@ -155,6 +186,7 @@ impl ResourcePack {
             built: pack.build()?,
             table,
             conflicts,
+            collisions,
         })
     }
 

@@ -102,6 +102,7 @@ pub fn bake(
         to_player: to_player(),
         nodes: rig.scene_nodes(&frames),
         events: source.events,
+        textures: Vec::new(),
     })
 }
 

@@ -147,6 +147,7 @@ fn read_cube(
         body: RigBody::Cube {
             from_px: from - Vec3::splat(inflate),
             to_px: to + Vec3::splat(inflate),
+            faces: None,
         },
     })
 }

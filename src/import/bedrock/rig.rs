@@ -22,7 +22,7 @@
 use glam::{Affine3A, Quat, Vec3};
 
 use super::curves::{Channel, Resolve};
-use crate::import::scene::{CubeBox, NodeBody, SceneNode, Trs};
+use crate::import::scene::{CubeBox, CubeFaces, NodeBody, SceneNode, Trs};
 
 /// Pixels per block.
 pub const PX_PER_BLOCK: f32 = 16.0;
@@ -30,7 +30,7 @@ pub const PX_PER_BLOCK: f32 = 16.0;
 const ZERO_SCALE: f64 = 0.00001;
 
 /// What a node is.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RigBody {
     /// A bone or group: draws nothing itself.
     Bone,
@@ -40,6 +40,9 @@ pub enum RigBody {
         from_px: Vec3,
         /// The opposite corner.
         to_px: Vec3,
+        /// Its textured faces, when the reader has them (a `.bbmodel`
+        /// with embedded textures; `None` draws it untextured).
+        faces: Option<Box<CubeFaces>>,
     },
 }
 
@@ -162,11 +165,16 @@ impl Rig {
                 name: node.name.clone(),
                 source: node.source.clone(),
                 parent: node.parent,
-                body: match node.body {
+                body: match &node.body {
                     RigBody::Bone => NodeBody::Anchor,
-                    RigBody::Cube { from_px, to_px } => NodeBody::Cube(CubeBox {
-                        min_blocks: (from_px.min(to_px) - node.pivot_px) / PX_PER_BLOCK,
-                        size_blocks: (to_px - from_px).abs() / PX_PER_BLOCK,
+                    RigBody::Cube {
+                        from_px,
+                        to_px,
+                        faces,
+                    } => NodeBody::Cube(CubeBox {
+                        min_blocks: (from_px.min(*to_px) - node.pivot_px) / PX_PER_BLOCK,
+                        size_blocks: (*to_px - *from_px).abs() / PX_PER_BLOCK,
+                        faces: faces.clone(),
                     }),
                 },
                 frames: frames

@@ -46,7 +46,8 @@ fn geometry_is_mirrored_on_x_into_blockbench_space() {
         cube.body,
         RigBody::Cube {
             from_px: Vec3::new(-3.5, -0.5, -0.5),
-            to_px: Vec3::new(-0.5, 1.5, 1.5)
+            to_px: Vec3::new(-0.5, 1.5, 1.5),
+            faces: None,
         }
     );
     // No pivot: the cube turns about its box's centre.

@@ -35,10 +35,17 @@
 //!
 //! # Refused
 //! `"<lz>"`-compressed files (Blockbench backups) and format versions
-//! newer than 5.0, each with an error saying what to do. Textures and UVs
-//! are left for the item-model slice: cubes are drawn untextured.
+//! newer than 5.0, each with an error saying what to do.
+//!
+//! # Textures
+//! Embedded PNG textures and the cubes' face UVs (per face or box UV)
+//! are read by [`faces`]; the scene builder draws a textured cube as an
+//! item display whose item model the emote carries in its `resources`
+//! ([`crate::import::scene`], "Cubes"). A cube whose texture is not
+//! embedded is drawn untextured, with a note.
 
 pub mod animation;
+pub mod faces;
 pub mod model;
 
 use serde_json::{Map, Value};
@@ -263,7 +270,8 @@ pub fn evaluate(
             expressions: &expressions,
             events,
         };
-        let scene = bake(&model.rig, source, &mut notes)?;
+        let mut scene = bake(&model.rig, source, &mut notes)?;
+        scene.textures = model.textures.clone();
         out.push((scene, notes));
     }
     Ok((out, shared))

@@ -1,5 +1,6 @@
 //! A `.bbmodel`'s outliner into a [`Rig`]: groups become bones, cubes
-//! child cube nodes, locators and null objects anchors.
+//! child cube nodes (with their faces, [`super::faces`]), locators and
+//! null objects anchors.
 //!
 //! Both outliner layouts are read: in 5.0 a group's data lives in the
 //! top-level `groups[]` and the outliner only names it by `uuid`; before
@@ -16,8 +17,10 @@ use std::collections::BTreeMap;
 use glam::Vec3;
 use serde_json::{Map, Value};
 
+use super::faces::Skinning;
 use super::{shape, BlockbenchError, Version};
 use crate::import::bedrock::rig::{parents_first, Rig, RigBody, RigNode};
+use crate::import::scene::SceneTexture;
 use crate::import::Note;
 
 /// The deepest outliner nesting read.
@@ -30,6 +33,8 @@ pub struct Model {
     pub rig: Rig,
     /// Node index by group or element uuid.
     pub by_uuid: BTreeMap<String, usize>,
+    /// The embedded textures the cubes' faces name ([`super::faces`]).
+    pub textures: Vec<SceneTexture>,
 }
 
 impl Model {
@@ -71,6 +76,7 @@ pub fn read_model(
                 .collect()
         })
         .unwrap_or_default();
+    let skinning = Skinning::read(root, notes);
     let mut reader = Reader {
         elements: &elements,
         groups: &groups,
@@ -78,6 +84,7 @@ pub fn read_model(
         nodes: Vec::new(),
         by_uuid: BTreeMap::new(),
         placed: vec![false; elements.len()],
+        skinning: &skinning,
         notes,
     };
     if let Some(outliner) = root.get("outliner") {
@@ -133,6 +140,7 @@ pub fn read_model(
             },
         },
         by_uuid,
+        textures: skinning.textures,
     })
 }
 
@@ -143,6 +151,7 @@ struct Reader<'a, 'n> {
     nodes: Vec<RigNode>,
     by_uuid: BTreeMap<String, usize>,
     placed: Vec<bool>,
+    skinning: &'a Skinning,
     notes: &'n mut Vec<Note>,
 }
 
@@ -241,6 +250,7 @@ impl Reader<'_, '_> {
                 let body = RigBody::Cube {
                     from_px: from.min(to) - Vec3::splat(inflate),
                     to_px: from.max(to) + Vec3::splat(inflate),
+                    faces: self.skinning.cube_faces(element, &at, self.notes),
                 };
                 (read("origin"), read("rotation"), body)
             }

@@ -116,8 +116,8 @@ fn both_outliner_layouts_give_the_same_rig() {
     let (a, b) = (rig(&inline, Version(4, 9)), rig(&split, Version(5, 0)));
     for (x, y) in a.rig.nodes.iter().zip(&b.rig.nodes) {
         assert_eq!(
-            (x.pivot_px, x.rotation_deg, x.parent, x.body),
-            (y.pivot_px, y.rotation_deg, y.parent, y.body)
+            (x.pivot_px, x.rotation_deg, x.parent, &x.body),
+            (y.pivot_px, y.rotation_deg, y.parent, &y.body)
         );
     }
     assert_eq!(a.rig.nodes[0].rotation_deg, Vec3::new(4.0, 5.0, 6.0));
@@ -126,7 +126,8 @@ fn both_outliner_layouts_give_the_same_rig() {
         a.rig.nodes[1].body,
         RigBody::Cube {
             from_px: Vec3::splat(-1.0),
-            to_px: Vec3::splat(3.0)
+            to_px: Vec3::splat(3.0),
+            faces: None,
         }
     );
     assert_eq!(a.by_uuid.get("e1"), Some(&1));

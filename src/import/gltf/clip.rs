@@ -178,6 +178,7 @@ pub(super) fn sample_clip(
         to_player: Affine3A::IDENTITY,
         nodes,
         events: Vec::new(),
+        textures: Vec::new(),
     })
 }
 

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use glam::{Affine3A, Vec3};
 use serde_json::{json, Map, Value};
 
+use super::textured::{TexturedCubes, MIN_CUBE_EXTENT_BLOCKS};
 use super::{
     node_id, CubeBox, NodeBody, SceneClip, SceneEvent, SceneNode, Trs, CUBE_BLOCK, ROOT_NODE_ID,
 };
@@ -15,10 +16,6 @@ use crate::format::settings::PlaybackMode;
 use crate::import::humanoid::Imported;
 use crate::import::keys::{node_tracks, round, Sample, Tolerances};
 use crate::import::{check_duration, read_back, wave_stop_conditions, ImportError, Note};
-
-/// The smallest extent a cube's display is given, blocks: a flat cube (a
-/// plane in Blockbench) still decomposes into a finite transform.
-const MIN_CUBE_EXTENT_BLOCKS: f32 = 0.001;
 
 /// `clip` as a schema 4 Animation whose nodes keep the source's names.
 pub fn scene_animation(clip: &SceneClip) -> Result<Imported, ImportError> {
@@ -71,6 +68,7 @@ pub fn scene_animation(clip: &SceneClip) -> Result<Imported, ImportError> {
     );
     let mut tracks = Map::new();
     let mut played: Vec<Vec<Affine3A>> = Vec::with_capacity(clip.nodes.len());
+    let mut cubes = TexturedCubes::new(clip);
     for (i, node) in clip.nodes.iter().enumerate() {
         let parent_played = node.parent.and_then(|p| played.get(p));
         let parent_at = |t: usize| {
@@ -126,11 +124,13 @@ pub fn scene_animation(clip: &SceneClip) -> Result<Imported, ImportError> {
             &mut nodes,
             &mut tracks,
             &mut notes,
+            &mut cubes,
         );
     }
 
     let events = timeline_events(&clip.events, clip.duration_ticks, &mut notes);
-    let json = json!({
+    let resources = cubes.into_resources();
+    let mut json = json!({
         "type": "animation",
         "schema_version": 4,
         "id": clip.id,
@@ -143,6 +143,9 @@ pub fn scene_animation(clip: &SceneClip) -> Result<Imported, ImportError> {
             "events": {"timeline": events},
         },
     });
+    if !resources.is_empty() {
+        json["resources"] = resources.to_json();
+    }
     let file = read_back(&json)?;
     Ok(Imported { json, file, notes })
 }
@@ -244,6 +247,7 @@ fn write_node(
     nodes: &mut Map<String, Value>,
     tracks: &mut Map<String, Value>,
     notes: &mut Vec<Note>,
+    cubes: &mut TexturedCubes<'_>,
 ) {
     let mut object = match &node.body {
         NodeBody::Display(fields) => fields.clone(),
@@ -259,13 +263,20 @@ fn write_node(
         NodeBody::Display(_) => Some(id.to_owned()),
         NodeBody::Cube(cube) => {
             let cube_id = node_id(&format!("{id}_cube"), taken);
-            nodes.insert(cube_id.clone(), cube_json(cube, id));
-            notes.push(Note::new(
-                node.source.clone(),
-                format!(
-                    "the cube is drawn as `{cube_id}`, an untextured {CUBE_BLOCK} block display over its box (its texture does not carry over yet)"
-                ),
-            ));
+            match cubes.display(cube, &cube_id, id) {
+                Some(display) => {
+                    nodes.insert(cube_id.clone(), display);
+                }
+                None => {
+                    nodes.insert(cube_id.clone(), cube_json(cube, id));
+                    notes.push(Note::new(
+                        node.source.clone(),
+                        format!(
+                            "the cube is drawn as `{cube_id}`, an untextured {CUBE_BLOCK} block display over its box (no embedded texture for its faces)"
+                        ),
+                    ));
+                }
+            }
             Some(cube_id)
         }
         NodeBody::Anchor => None,

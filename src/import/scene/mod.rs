@@ -36,14 +36,29 @@
 //!   is the validated [`AnimationFile`] a hand-written file gives.
 //!
 //! # Cubes
-//! A [`NodeBody::Cube`] (a Blockbench or Bedrock cube) is drawn as a
-//! `block_display` of a plain block stretched over the cube's box: the
-//! display's own unit cube spans the node's origin to `(1, 1, 1)`, so the
-//! builder puts a child display node at the box's minimum corner scaled
-//! to its size. The texture does not carry over (a note says so).
+//! A [`NodeBody::Cube`] (a Blockbench or Bedrock cube) gets a child
+//! display node that draws its box ([`textured`] has the details):
+//!
+//! - **textured**, when the importer gave its faces ([`CubeBox::faces`])
+//!   and every face's texture is one of [`SceneClip::textures`]: an
+//!   `item_display` of [`IMPORTED_BASE_ITEM`](crate::format::resources::IMPORTED_BASE_ITEM)
+//!   whose `CustomModelData` selects an item model of one element, the
+//!   whole 16³ model box with the cube's face UVs. The cube's box is on
+//!   the display node (centre, a half turn about Y that undoes the one an
+//!   item display makes, its size as the scale), so the element stays
+//!   axis-aligned and within Java's −16..32 px whatever the cube's size.
+//!   The models and the PNGs go into the Animation's `resources`
+//!   ([`crate::format::resources`]), which emoted's pack serves;
+//! - **untextured** otherwise (Bedrock geometry, whose textures are files
+//!   of their own; a Blockbench cube whose texture is not embedded): a
+//!   `block_display` of [`CUBE_BLOCK`] stretched over the box. The
+//!   display's own unit cube spans the node's origin to `(1, 1, 1)`, so
+//!   the node sits at the box's minimum corner scaled to its size. A note
+//!   says so.
 
 mod build;
 mod ids;
+pub mod textured;
 
 use glam::{Affine3A, Quat, Vec3};
 use serde_json::{Map, Value};
@@ -55,7 +70,7 @@ pub use self::ids::node_id;
 pub use super::keys::{POSITION_TOLERANCE_BLOCKS, ROTATION_TOLERANCE_RADIANS, SCALE_TOLERANCE};
 /// The id of the root anchor every source root hangs from.
 pub const ROOT_NODE_ID: &str = "root";
-/// The block a cube is drawn with until cubes get their own item models.
+/// The block an untextured cube is drawn with.
 pub const CUBE_BLOCK: &str = "minecraft:white_concrete";
 
 /// A local transform: `T(translation) · R(rotation) · S(scale)`.
@@ -103,12 +118,43 @@ pub enum NodeBody {
 }
 
 /// A box, in blocks, in its node's frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CubeBox {
     /// The corner with the smallest coordinates.
     pub min_blocks: Vec3,
     /// Its extent on each axis (each at least 0).
     pub size_blocks: Vec3,
+    /// Its faces in the order of
+    /// [`Face::ALL`](crate::format::resources::Face::ALL) (north, east,
+    /// south, west, up, down), `None` for a face not drawn; `None` for
+    /// the whole box when the importer has no textures for it (it is
+    /// drawn untextured).
+    pub faces: Option<Box<CubeFaces>>,
+}
+
+/// A cube's six faces (module docs, "Cubes").
+pub type CubeFaces = [Option<CubeFace>; 6];
+
+/// One textured face of a cube.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubeFace {
+    /// `[u1, v1, u2, v2]` in item model units: 0..16 over the whole
+    /// texture, `u2 < u1` (or `v2 < v1`) mirrored.
+    pub uv: [f32; 4],
+    /// An index into [`SceneClip::textures`].
+    pub texture: usize,
+    /// The face's UV rotation: 0, 90, 180 or 270 degrees.
+    pub rotation_deg: u16,
+}
+
+/// A texture the source embeds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SceneTexture {
+    /// The source's name for it (`skin.png`); the builder makes it a
+    /// resource name.
+    pub name: String,
+    /// The checked PNG.
+    pub texture: crate::format::resources::Texture,
 }
 
 /// One node of the source and its motion.
@@ -162,6 +208,8 @@ pub struct SceneClip {
     pub nodes: Vec<SceneNode>,
     /// Commands at their ticks.
     pub events: Vec<SceneEvent>,
+    /// The textures cube faces name ([`CubeFace::texture`]).
+    pub textures: Vec<SceneTexture>,
 }
 
 #[cfg(test)]

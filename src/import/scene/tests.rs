@@ -33,6 +33,7 @@ fn clip(duration_ticks: u32, nodes: Vec<SceneNode>) -> SceneClip {
         to_player: Affine3A::IDENTITY,
         nodes,
         events: Vec::new(),
+        textures: Vec::new(),
     }
 }
 
@@ -115,6 +116,7 @@ fn a_cube_gets_a_block_display_child_over_its_box() {
     cube.body = NodeBody::Cube(CubeBox {
         min_blocks: Vec3::new(-0.25, 0.0, -0.125),
         size_blocks: Vec3::new(0.5, 0.75, 0.0),
+        faces: None,
     });
     cube.visible = vec![true, false];
     let imported = scene_animation(&clip(1, vec![cube])).expect("builds");

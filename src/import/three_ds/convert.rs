@@ -160,6 +160,7 @@ pub fn convert(
         to_player: Affine3A::IDENTITY,
         nodes,
         events: Vec::new(),
+        textures: Vec::new(),
     };
     Ok(vec![scene_animation_noted(&clip, notes)?])
 }
@@ -206,5 +207,6 @@ fn body(node: &Node) -> NodeBody {
     NodeBody::Cube(CubeBox {
         min_blocks,
         size_blocks,
+        faces: None,
     })
 }

@@ -71,8 +71,10 @@ pub struct PackBuild {
 }
 
 /// The pack for the emotes now loaded ([`crate::pack::ResourcePack`]: the
-/// `player_head` models and the skin shader for the slices they need, and
-/// `pack.mcmeta`), merged with the admin's pack at `merge` when one is
+/// `player_head` models and the skin shader for the slices they need, the
+/// item models and textures emotes bring ([`crate::pack::imported`], a
+/// collision between two emotes' numbers logged as an error naming both
+/// files), and `pack.mcmeta`), merged with the admin's pack at `merge` when one is
 /// configured ([`crate::pack::merge`]). Called at start-up and after every
 /// reload, and served under its new SHA-1 when it differs from the last.
 /// The admin's pack is read again each time, so a changed one takes effect
@@ -95,6 +97,9 @@ pub fn current_pack(library: &Library, merge: Option<&Path>) -> Result<PackBuild
     let built = ResourcePack::build_for_library(library, admin)?;
     for warning in built.table.left_out_warnings() {
         tracing::warn!("resource pack: {warning}");
+    }
+    for collision in &built.collisions {
+        tracing::error!("resource pack: {collision}");
     }
     Ok(PackBuild {
         pack: ServedPack::new(built.built.zip_bytes),
