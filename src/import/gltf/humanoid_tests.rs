@@ -23,7 +23,8 @@ use std::f32::consts::FRAC_PI_2;
 use glam::{Quat, Vec3};
 use serde_json::{json, Value};
 
-use super::humanoid::{body_clip, Matching, RigChoice};
+use super::humanoid::{body_clip, RigChoice};
+use super::skeleton::Matching;
 use super::writer::Doc;
 use super::{convert, sample_skeleton, GltfError};
 use crate::anim::bones::BodyJoint;

@@ -68,6 +68,7 @@ pub mod hierarchy;
 pub mod humanoid;
 mod names;
 mod retarget;
+pub mod skeleton;
 
 #[cfg(test)]
 mod glb_tests;
@@ -85,8 +86,8 @@ use self::buffers::Buffers;
 use self::clip::{rest_poses, sample_clip, ClipInput};
 use self::hierarchy::Hierarchy;
 pub use self::humanoid::RigChoice;
-use self::humanoid::Skeleton;
 pub use self::names::clip_name;
+use self::skeleton::Skeleton;
 use super::humanoid::Imported;
 use super::scene::{scene_animation_noted, SceneClip};
 use super::{ConvertOptions, ImportError, Note};

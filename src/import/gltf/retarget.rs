@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use glam::{Affine3A, Quat, Vec3};
 
-use super::humanoid::{Matching, Skeleton};
+use super::skeleton::{rotation_of, Matching, Skeleton};
 use crate::anim::bones::WAIST_HEIGHT_BLOCKS;
 use crate::anim::bones::{bend_between, upper_parts_turn, Bend, BodyJoint, JointFrame};
 use crate::import::humanoid::BodyPose;
@@ -275,15 +275,5 @@ fn twist_degrees(driver: Quat, bending: Quat) -> f32 {
         angle.to_degrees()
     } else {
         0.0
-    }
-}
-
-/// The rotation of an affine transform, its scale dropped.
-pub(super) fn rotation_of(transform: &Affine3A) -> Quat {
-    let (_, rotation, _) = transform.to_scale_rotation_translation();
-    if rotation.is_finite() && rotation.length_squared() > 1e-12 {
-        rotation.normalize()
-    } else {
-        Quat::IDENTITY
     }
 }

@@ -58,6 +58,8 @@
 //! component that is not one) is the source's, and comes back as
 //! [`LegacyError::Refused`] with the reader's pointer and words.
 
+mod events;
+mod fields;
 mod motion;
 mod read;
 mod write;

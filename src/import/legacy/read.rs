@@ -20,8 +20,9 @@
 use glam::Mat4;
 use serde_json::{json, Map, Value};
 
+use super::events::events;
+use super::fields::{escape, missing, object, time, wrong};
 use super::LegacyError as Error;
-use crate::format::time::{parse_time, ticks_from_number};
 use crate::import::Note;
 
 /// Which format the file is.
@@ -151,7 +152,8 @@ pub(super) fn legacy(root: &Value, notes: &mut Vec<Note>) -> Result<Legacy, Erro
     };
     let mut nodes = read_nodes(root, schema, notes)?;
     read_keyframes(timeline, schema, duration_ticks, &mut nodes, notes)?;
-    let events = super::write::events(timeline, schema == Schema::One, &nodes, notes)?;
+    let node_ids: Vec<String> = nodes.iter().map(|n| n.id.clone()).collect();
+    let events = events(timeline, schema == Schema::One, &node_ids, notes)?;
     Ok(Legacy {
         id,
         metadata,
@@ -468,48 +470,4 @@ pub(super) fn matrix(value: &Value, pointer: &str) -> Result<Mat4, Error> {
     }
     // glam is column-major: the rows read as columns, transposed.
     Ok(Mat4::from_cols_array(&rows).transpose())
-}
-
-/// A time value: a Minecraft time string, or a number of ticks.
-pub(super) fn time(value: &Value, pointer: &str, minimum_ticks: u32) -> Result<u32, Error> {
-    let result = match value {
-        Value::String(s) => parse_time(s, minimum_ticks),
-        Value::Number(n) => match n.as_f64() {
-            Some(f) => ticks_from_number(f, minimum_ticks),
-            None => return Err(wrong(pointer, "a time")),
-        },
-        _ => {
-            return Err(wrong(
-                pointer,
-                "a time (\"10t\", \"0.5s\" or a number of ticks)",
-            ))
-        }
-    };
-    result.map_err(|source| Error::Time {
-        pointer: pointer.to_owned(),
-        source,
-    })
-}
-
-/// A JSON pointer token (`~` and `/` escaped).
-pub(super) fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
-pub(super) fn wrong(pointer: &str, expected: &'static str) -> Error {
-    Error::WrongType {
-        pointer: pointer.to_owned(),
-        expected,
-    }
-}
-
-fn missing(pointer: &str, field: &'static str) -> Error {
-    Error::Missing {
-        pointer: pointer.to_owned(),
-        field,
-    }
-}
-
-pub(super) fn object<'a>(value: &'a Value, pointer: &str) -> Result<&'a Map<String, Value>, Error> {
-    value.as_object().ok_or_else(|| wrong(pointer, "an object"))
 }
