@@ -17,6 +17,11 @@ use emoted::import::gltf::convert;
 use emoted::import::ConvertOptions;
 use serde_json::{json, Value};
 
+#[path = "common/mutate.rs"]
+mod mutate;
+
+use mutate::{mutate, Rng};
+
 const INPUTS: usize = 100_000;
 /// cos 45°, for quarter turns.
 const H: f32 = std::f32::consts::FRAC_1_SQRT_2;
@@ -134,48 +139,6 @@ fn valid_files() -> Vec<Vec<u8>> {
     vec![rig, sparse]
 }
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-fn mutate(bytes: &mut Vec<u8>, rng: &mut Rng) {
-    if bytes.is_empty() {
-        bytes.push(rng.next() as u8);
-        return;
-    }
-    let at = rng.below(bytes.len());
-    match rng.below(5) {
-        0 => bytes[at] ^= 1 << rng.below(8),
-        1 => bytes.insert(at, rng.next() as u8),
-        2 => {
-            bytes.remove(at);
-        }
-        3 => bytes[at] = rng.next() as u8,
-        _ => {
-            let left = (bytes.len() - at) as u32;
-            let values = [0, 4, left.wrapping_sub(8), left, u32::MAX];
-            let value = values[rng.below(values.len())].to_le_bytes();
-            for (i, b) in value.iter().enumerate() {
-                if let Some(slot) = bytes.get_mut(at + i) {
-                    *slot = *b;
-                }
-            }
-        }
-    }
-}
-
 #[test]
 fn a_hundred_thousand_mutated_glbs_never_panic_and_offsets_point_inside() {
     let options = ConvertOptions {
@@ -193,7 +156,9 @@ fn a_hundred_thousand_mutated_glbs_never_panic_and_offsets_point_inside() {
     for input in 0..INPUTS {
         let mut bytes = files[input % files.len()].clone();
         for _ in 0..1 + rng.below(8) {
-            mutate(&mut bytes, &mut rng);
+            mutate(&mut bytes, &mut rng, |left| {
+                vec![0, 4, left.wrapping_sub(8), left, u32::MAX]
+            });
         }
         match catch_unwind(AssertUnwindSafe(|| convert(&bytes, &options))) {
             Ok(Ok(imported)) => {
