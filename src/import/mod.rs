@@ -35,6 +35,8 @@ pub mod blockbench;
 pub mod detect;
 pub mod emotecraft_json;
 pub mod gltf;
+#[cfg(test)]
+mod golden;
 pub mod humanoid;
 pub mod keys;
 pub mod legacy;

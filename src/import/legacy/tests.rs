@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::format::settings::PlaybackMode;
-use crate::format::{parse_emote_value, EmoteFile};
 
 fn options() -> ConvertOptions {
     ConvertOptions {
@@ -368,25 +367,6 @@ fn fixtures_migrate_to_their_golden_schema_4_files() {
     for path in files {
         let bytes = std::fs::read(&path).expect("reads");
         let out = convert(&bytes, &options()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let golden = path.with_extension("schema4.json");
-        let text = serde_json::to_string_pretty(&out[0].json).expect("prints") + "\n";
-        if std::env::var_os("UPDATE_GOLDEN").is_some() {
-            std::fs::write(&golden, &text).expect("writes the golden file");
-        }
-        let expected = std::fs::read_to_string(&golden)
-            .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", golden.display()));
-        assert_eq!(
-            text,
-            expected,
-            "{} differs from {}",
-            path.display(),
-            golden.display()
-        );
-        let report = parse_emote_value(&out[0].json);
-        assert!(
-            matches!(report.file, Some(EmoteFile::Animation(_))),
-            "{:?}",
-            report.problems
-        );
+        crate::import::golden::assert_matches_golden(&path, &out[0].json);
     }
 }
