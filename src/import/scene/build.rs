@@ -167,11 +167,15 @@ fn check(clip: &SceneClip) -> Result<(), ImportError> {
     check_duration(clip.duration_ticks)?;
     let ticks = clip.duration_ticks as usize + 1;
     for (i, node) in clip.nodes.iter().enumerate() {
-        let wrong = [node.frames.len(), node.visible.len()]
-            .into_iter()
-            .enumerate()
-            .find(|&(k, n)| n != ticks && !(k == 1 && n == 0));
-        if let Some((_, given)) = wrong {
+        // Frames cover every tick; visibility too, or is left empty.
+        let given = if node.frames.len() != ticks {
+            Some(node.frames.len())
+        } else if !node.visible.is_empty() && node.visible.len() != ticks {
+            Some(node.visible.len())
+        } else {
+            None
+        };
+        if let Some(given) = given {
             return Err(ImportError::NodeFrames {
                 source_place: node.source.clone(),
                 name: node.name.clone(),
