@@ -41,6 +41,14 @@
 //! - **One form per viewer.** A modded player is a [`BoneViewer`]: the
 //!   body of a bone-drawn emote reaches them as bones only
 //!   ([`crate::server::emote`]'s `bone_view`, [`crate::server::cull`]).
+//!   A client that speaks both Emotecraft's channel and
+//!   `emoted:animation` gets the server's emotes on `emoted:animation`
+//!   only: it is emoted's own, carries more (Molang, any bone layout) and
+//!   is what such a client asked for on purpose. From its HELLO on, no
+//!   STREAM of a server emote goes to it, and one it already has is
+//!   stopped (`stop_streams_of_animation_clients`). Other Emotecraft
+//!   players' own emotes still reach it on Emotecraft's channel: that is
+//!   the only form they have.
 //!
 //! - **A modded player's own emotes** are drawn for vanilla players with
 //!   display entities on the humanoid rig in their skin (`draw.rs`).
@@ -90,6 +98,7 @@ impl Plugin for EmotecraftPlugin {
                 (
                     announce_the_channel,
                     handle_emotecraft_messages,
+                    stream::stop_streams_of_animation_clients,
                     stream::stream_server_emotes,
                     reach::catch_up_in_reach,
                     files::send_emote_files,
@@ -124,6 +133,9 @@ struct RelayedStream {
     lasts_ticks: Option<i64>,
     /// The modded players who have it now (sent, and in reach since).
     sent_to: HashSet<Entity>,
+    /// A server emote's STREAM ([`stream`]), not a relayed one: clients on
+    /// `emoted:animation` get it there instead.
+    server_emote: bool,
 }
 
 impl RelayedStream {
@@ -173,6 +185,7 @@ fn kept(packet: &EmotePacket, now: i64) -> Option<RelayedStream> {
         relayed_at_tick: now,
         lasts_ticks,
         sent_to: HashSet::new(),
+        server_emote: false,
     })
 }
 

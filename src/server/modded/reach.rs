@@ -4,10 +4,14 @@
 //! their world, who do not have it, at the tick it has reached; players
 //! who are out of reach are struck off, so they get it again when they
 //! come back (their client forgot the player when it left their view).
+//! A server emote's stream skips clients on `emoted:animation`, which get
+//! it there.
 
 use valence::ident::ident;
+use valence::prelude::bevy_ecs::query::Has;
 use valence::prelude::*;
 
+use super::animation_channel::AnimationChannelClient;
 use super::{EmotecraftClient, Reach, RelayedStreams};
 use crate::server::config::Config;
 
@@ -21,7 +25,13 @@ pub(super) fn catch_up_in_reach(
     mut streams: ResMut<RelayedStreams>,
     owners: Query<(&Position, &VisibleChunkLayer)>,
     mut viewers: Query<
-        (Entity, &mut Client, &Position, &VisibleChunkLayer),
+        (
+            Entity,
+            &mut Client,
+            &Position,
+            &VisibleChunkLayer,
+            Has<AnimationChannelClient>,
+        ),
         With<EmotecraftClient>,
     >,
 ) {
@@ -38,8 +48,11 @@ pub(super) fn catch_up_in_reach(
             return false; // ended
         };
         let mut bytes = None;
-        for (viewer, mut client, at, layer) in &mut viewers {
-            let in_reach = viewer != *owner && reach.covers((from.0, world.0), (at.0, layer.0));
+        for (viewer, mut client, at, layer, on_animation_channel) in &mut viewers {
+            // A server emote reaches `emoted:animation` clients there only.
+            let wanted = !(stream.server_emote && on_animation_channel);
+            let in_reach =
+                wanted && viewer != *owner && reach.covers((from.0, world.0), (at.0, layer.0));
             if !in_reach {
                 stream.sent_to.remove(&viewer);
             } else if stream.sent_to.insert(viewer) {

@@ -16,6 +16,9 @@
 //! server ends the emote (its stop conditions), and the client neither
 //! stops it by itself nor tells the player it was blocked.
 //!
+//! A client that also speaks `emoted:animation` gets none of this: it has
+//! the same emotes there (one form per viewer, see the plugin's docs).
+//!
 //! While no modded player is online nothing is tracked, so a server of
 //! vanilla players pays nothing per tick for this. The first modded player
 //! to come gets what plays then on the next tick, from its start (tick 0)
@@ -34,6 +37,7 @@ use uuid::Uuid;
 use valence::ident::ident;
 use valence::prelude::*;
 
+use super::animation_channel::AnimationChannelClient;
 use super::{kept, EmotecraftClient, Reach, RelayedStreams};
 use crate::format::EmoteId;
 use crate::modded::emotecraft::animation::BoneAnimation;
@@ -72,9 +76,13 @@ pub struct StreamedEmote {
     pub uuid: Uuid,
 }
 
+/// The Emotecraft clients the server's emotes stream to: those not on
+/// `emoted:animation`.
+type StreamViewer = (With<EmotecraftClient>, Without<AnimationChannelClient>);
+
 /// The modded viewers of a player at `from` in `world`, but the player.
 fn modded_viewers(
-    viewers: &Query<(Entity, &Position, &VisibleChunkLayer), With<EmotecraftClient>>,
+    viewers: &Query<(Entity, &Position, &VisibleChunkLayer), StreamViewer>,
     player: Entity,
     from: DVec3,
     world: Entity,
@@ -107,7 +115,7 @@ pub(super) fn stream_server_emotes(
     server: Res<Server>,
     mut streams: ResMut<RelayedStreams>,
     players: Query<Streamer>,
-    viewers: Query<(Entity, &Position, &VisibleChunkLayer), With<EmotecraftClient>>,
+    viewers: Query<(Entity, &Position, &VisibleChunkLayer), StreamViewer>,
     mut clients: Query<&mut Client>,
     client_emotes: Res<ClientEmotes>,
 ) {
@@ -147,6 +155,7 @@ pub(super) fn stream_server_emotes(
             Some((id, animation)) => {
                 let mut packet = stream_packet(&animation, 0, uuid.0);
                 if let Some(mut stream) = kept(&packet, now) {
+                    stream.server_emote = true;
                     stream.sent_to.extend(around.iter().copied());
                     streams.0.insert(player, stream);
                 }
@@ -176,6 +185,32 @@ pub(super) fn stream_server_emotes(
         }
         if viewers.contains(player) {
             send(player, &to_player);
+        }
+    }
+}
+
+/// A client that has just said HELLO on `emoted:animation` while it had a
+/// server emote's STREAM on Emotecraft's channel: that STREAM is stopped
+/// for it (it gets the emote on `emoted:animation` now) and it is struck
+/// off, so reach does not send it again.
+pub(super) fn stop_streams_of_animation_clients(
+    mut streams: ResMut<RelayedStreams>,
+    new_viewers: Query<Entity, (Added<AnimationChannelClient>, With<EmotecraftClient>)>,
+    owners: Query<(&UniqueId, &StreamedEmote)>,
+    mut clients: Query<&mut Client>,
+) {
+    for viewer in &new_viewers {
+        for (owner, stream) in streams.0.iter_mut() {
+            if !stream.server_emote || !stream.sent_to.remove(&viewer) {
+                continue;
+            }
+            let (Ok((owner_uuid, streamed)), Ok(mut client)) =
+                (owners.get(*owner), clients.get_mut(viewer))
+            else {
+                continue;
+            };
+            let stop = stop_packet(streamed.uuid, owner_uuid.0).write();
+            client.send_custom_payload(ident!("emotecraft:emote"), &stop);
         }
     }
 }
