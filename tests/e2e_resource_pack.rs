@@ -130,11 +130,10 @@ fn the_offered_url_serves_the_pack_and_each_answer_has_its_effect() {
     assert_eq!(downloads[0].http_status, Some(200));
     assert_eq!(downloads[0].sha1.as_deref(), Some(sha1.as_str()));
     assert_eq!(accepter.pack_answers(), ["accepted", "loaded"]);
-    assert!(
-        pack_lines(accepter, "resource pack").is_empty(),
-        "{:?}",
-        accepter.chat()
-    );
+    // Loaded: one line, which says where to turn when the parts look wrong.
+    let lines = pack_lines(accepter, "resource pack");
+    assert_eq!(lines.len(), 1, "{:?}", accepter.chat());
+    assert!(lines[0].contains("/emote parts off"), "{}", lines[0]);
 
     // Declining: exactly one line saying why and what the player sees.
     assert_eq!(decliner.pack_answers(), ["declined"]);

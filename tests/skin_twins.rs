@@ -139,7 +139,8 @@ fn a_viewer_that_loads_the_pack_mid_playback_gets_the_parts_and_the_others_keep_
     // The watcher's client loads the pack.
     *app.world.get_mut::<PackStatus>(watcher).expect("offered") = PackStatus::Loaded;
     app.update();
-    // The twins start from their node's pose: each is a fallback head's
+    // The twins start from their node's pose, born already in their
+    // slice's window: each, moved back up by 512·k, is a fallback head's
     // pose without the head's half turn (the twin's model turns the skull).
     let poses = transforms(&mut app);
     let started: Vec<_> = poses
@@ -149,7 +150,12 @@ fn a_viewer_that_loads_the_pack_mid_playback_gets_the_parts_and_the_others_keep_
     assert_eq!(started.len(), heads, "one twin per skin-bound node");
     let half_turn = Quat::from_rotation_y(std::f32::consts::PI);
     for (_, twin) in &started {
+        let window = (-twin.translation.y / 512.0).round();
+        assert!((0.0..48.0).contains(&window), "{twin:?}");
+        let mut in_place = twin.translation;
+        in_place.y += 512.0 * window;
         let head_pose = DisplayTransform {
+            translation: in_place,
             right_rotation: twin.right_rotation * half_turn,
             ..*twin
         }

@@ -16,6 +16,19 @@ use super::skin_uv::{has_slim_variant, part_layouts, Slice};
 /// shader can tell which slice a skull shows.
 pub const SLICE_SPACING_BLOCKS: f32 = 512.0;
 
+/// The largest view range a pack-drawn twin is sent with, whatever its
+/// file says.
+///
+/// The shader reads a slice id from the vertex's height below the camera,
+/// rounded to a multiple of [`SLICE_SPACING_BLOCKS`]: a twin drawn 256
+/// blocks or more above or below the camera would read as the next id.
+/// A 1.20.1 client draws a display up to `view_range · 64 · s` blocks
+/// away, `s` its entity distance setting (50 % to 500 %): at 5 and 0.78
+/// that is 249.6 blocks, which leaves 6 blocks for the part's offset from
+/// the display's position (a rig's translation) within the window. Files
+/// keep their own view range below it.
+pub const TWIN_MAX_VIEW_RANGE: f32 = 0.78;
+
 /// How many slice ids there are at most. `512 · 47` blocks is about 24,000:
 /// beyond that a 32-bit float loses more than a few hundredths of a pixel
 /// when the shader moves the vertex back.

@@ -60,9 +60,10 @@
 //!   emoted's resource pack and a fallback head
 //!   ([`DisplayAudience`]); each goes to a cell of its own audience, and a
 //!   client sees the cells of the one its [`PackStatus`] says (loaded: the
-//!   pack-drawn parts; anything else: the heads). Such displays are always
+//!   pack-drawn parts; anything else: the heads), unless its player chose
+//!   heads (`/emote parts off`, [`PlayerChoices::sees_parts`]). Such displays are always
 //!   in a cell, even where nothing is culled, and a client whose pack
-//!   status changes is checked again at once.
+//!   status or parts choice changes is checked again at once.
 //! - **Bones instead of displays.** A display marked [`BoneDrawn`] (a part
 //!   of the initiator's body in a playback modded viewers see in bones,
 //!   [`crate::server::emote`]'s `bone_view`) goes to a cell of its own
@@ -89,6 +90,7 @@ use crate::server::config::Config;
 use crate::server::emote::ActiveEmote;
 use crate::server::events::{BoneDrawn, BoneViewer, DisplayAudience, EmoteDisplay};
 use crate::server::resource_pack::PackStatus;
+use crate::server::storage::PlayerChoices;
 
 /// Blocks per unit of a display's `view_range`, as the vanilla client
 /// multiplies it.
@@ -360,6 +362,7 @@ type Viewer = (
     &'static mut VisibleEntityLayers,
     Option<Ref<'static, PackStatus>>,
     Option<Ref<'static, BoneViewer>>,
+    Option<Ref<'static, PlayerChoices>>,
 );
 
 fn show_cells_in_range(
@@ -374,13 +377,16 @@ fn show_cells_in_range(
         return;
     }
     let (scale, _) = reach_settings(&config);
-    for (client, position, mut visible, pack, bone_viewer) in &mut clients {
-        let pack_changed = pack.as_ref().is_some_and(|p| p.is_changed());
+    for (client, position, mut visible, pack, bone_viewer, choices) in &mut clients {
+        // `/emote parts off` shows heads, as to a viewer without the pack.
+        let pack_changed = pack.as_ref().is_some_and(|p| p.is_changed())
+            || choices.as_ref().is_some_and(|c| c.is_changed());
         let became_bone_viewer = bone_viewer.as_ref().is_some_and(|b| b.is_added());
         if !everyone && !position.is_changed() && !pack_changed && !became_bone_viewer {
             continue;
         }
-        let pack_loaded = pack.is_some_and(|p| p.is_loaded());
+        let pack_loaded =
+            PlayerChoices::sees_parts(choices.as_deref(), pack.is_some_and(|p| p.is_loaded()));
         let bone_viewer = bone_viewer.is_some();
         for (key, cell) in &cells.by_key {
             let reach = key.reach_blocks(scale);

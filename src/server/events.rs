@@ -304,6 +304,16 @@ pub struct OpenWheelRequest {
     pub client: Entity,
 }
 
+/// `/emote parts [on|off]`: a player chooses to see emoted's body parts
+/// (on) or heads (off) in every emote, or asks which they see (`None`).
+#[derive(Event, Clone, Copy, Debug)]
+pub struct PartsChoiceRequest {
+    /// The player.
+    pub client: Entity,
+    /// Parts shown (`Some(true)`), heads (`Some(false)`), or just asking.
+    pub shown: Option<bool>,
+}
+
 /// Registers every event of this module. Each feature plugin that reads or
 /// writes one calls [`add_shared_events`], so any subset of
 /// [`EmotePlugins`](crate::EmotePlugins) works and each event is added once.
@@ -319,7 +329,8 @@ impl Plugin for EmoteEventsPlugin {
             .add_event::<PlayerDamagedEvent>()
             .add_event::<PlayerDiedEvent>()
             .add_event::<ReloadRequest>()
-            .add_event::<OpenWheelRequest>();
+            .add_event::<OpenWheelRequest>()
+            .add_event::<PartsChoiceRequest>();
     }
 }
 

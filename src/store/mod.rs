@@ -5,7 +5,8 @@
 //! - **One file**, `<data folder>/players.sqlite3`, opened once by the
 //!   server ([`PlayerStore::open`]). It holds what players choose and
 //!   expect to find again: their favourite emotes and their wheel order
-//!   (issue 15), and later features' state (each adds a migration).
+//!   (issue 15), whether they see emoted's body parts or heads (`/emote
+//!   parts`), and later features' state (each adds a migration).
 //! - **A schema version** in SQLite's own `user_version`. Opening runs the
 //!   [`MIGRATIONS`] the file has not had yet, each in a transaction, so a
 //!   file is always at one version. A file from a newer emoted (a version
@@ -51,6 +52,11 @@ pub const MIGRATIONS: &[&str] = &[
          position INTEGER NOT NULL,
          emote_id TEXT NOT NULL,
          PRIMARY KEY (player_uuid, position)
+     );",
+    // 2: whether a player sees emoted's body parts or heads (`/emote parts`).
+    "CREATE TABLE parts_choice (
+         player_uuid TEXT NOT NULL PRIMARY KEY,
+         parts_shown INTEGER NOT NULL
      );",
 ];
 
@@ -270,6 +276,32 @@ impl PlayerStore {
             file: self.file.clone(),
             source,
         })
+    }
+
+    /// Whether a player sees emoted's body parts (true, the default for a
+    /// player who never chose) or heads (`/emote parts off`).
+    pub fn parts_shown(&self, player: Uuid) -> Result<bool, StoreError> {
+        self.connection
+            .query_row(
+                "SELECT parts_shown FROM parts_choice WHERE player_uuid = ?1",
+                params![player.to_string()],
+                |row| row.get::<_, i64>(0),
+            )
+            .optional()
+            .map(|stored| stored.map_or(true, |shown| shown != 0))
+            .map_err(|e| self.sqlite(e))
+    }
+
+    /// Stores whether a player sees emoted's body parts or heads.
+    pub fn set_parts_shown(&mut self, player: Uuid, shown: bool) -> Result<(), StoreError> {
+        self.connection
+            .execute(
+                "INSERT INTO parts_choice (player_uuid, parts_shown) VALUES (?1, ?2)
+                 ON CONFLICT (player_uuid) DO UPDATE SET parts_shown = excluded.parts_shown",
+                params![player.to_string(), i64::from(shown)],
+            )
+            .map(|_| ())
+            .map_err(|e| self.sqlite(e))
     }
 
     /// The file's schema version (for tests and `emoted check`).

@@ -128,3 +128,26 @@ fn an_old_file_is_migrated_and_a_newer_one_left_alone() {
     assert_eq!(std::fs::read(&file).expect("read"), before, "left as it is");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_parts_choice_survives_a_reopen_and_defaults_to_parts() {
+    let dir = folder("parts");
+    let mut store = PlayerStore::open(&dir).expect("a new store").store;
+    let bob = Uuid::from_u128(2);
+    assert!(
+        store.parts_shown(alice()).expect("read"),
+        "parts by default"
+    );
+    store.set_parts_shown(alice(), false).expect("store");
+    store.set_parts_shown(bob, false).expect("store");
+    store.set_parts_shown(bob, true).expect("store again");
+    drop(store);
+
+    let store = PlayerStore::open(&dir).expect("the same store").store;
+    assert!(!store.parts_shown(alice()).expect("read"), "heads, kept");
+    assert!(
+        store.parts_shown(bob).expect("read"),
+        "the last choice wins"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

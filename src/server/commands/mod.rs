@@ -18,6 +18,7 @@
 //! | `/emote play <id>` | what [`PlayerPermissions::may_play`](crate::server::permissions::PlayerPermissions::may_play) says |
 //! | `/emote stop` | `emote.default` |
 //! | `/emote list [page]`, `/emote info <id>` | nothing (the list shows what you may play, each entry a button that plays it) |
+//! | `/emote parts [on\|off]` | nothing (what the player themself sees: parts or heads, kept in the store) |
 //! | `/emote play <id> <player>`, `/emote stop <player>`, `/emote reload` | `emote.manage` |
 //! | `/gamemode <mode> [targets]` | `minecraft.command.gamemode` |
 //! | `/tp ...` | `minecraft.command.teleport` |

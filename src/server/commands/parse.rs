@@ -50,11 +50,16 @@ pub enum EmoteCommand {
     Reload,
     /// `/emote` alone, or `/emotes`: open the emote wheel.
     Wheel,
+    /// `/emote parts [on|off]`: see emoted's body parts or heads.
+    Parts {
+        /// On, off, or `None` to be told which.
+        shown: Option<bool>,
+    },
 }
 
 /// How `/emote` is written.
 pub(super) const EMOTE_USAGE: &str =
-    "/emote [play <id> [player] | stop [player] | list [page] | info <id> | reload]";
+    "/emote [play <id> [player] | stop [player] | list [page] | info <id> | parts [on|off] | reload]";
 /// How `/gamemode` is written.
 pub(super) const GAMEMODE_USAGE: &str =
     "/gamemode <survival|creative|adventure|spectator> [targets]";
@@ -94,6 +99,7 @@ pub(super) fn parse_emote(rest: &str) -> Result<EmoteCommand, CommandError> {
         "list" => "/emote list [page]",
         "info" => "/emote info <id>",
         "reload" => "/emote reload",
+        "parts" => "/emote parts [on|off]",
         other => {
             return Err(CommandError::UnknownSubcommand {
                 name: other.to_owned(),
@@ -123,6 +129,14 @@ pub(super) fn parse_emote(rest: &str) -> Result<EmoteCommand, CommandError> {
         },
         "info" => EmoteCommand::Info {
             id: owned(w.require("emote id")?),
+        },
+        "parts" => EmoteCommand::Parts {
+            shown: match w.next() {
+                None => None,
+                Some("on") => Some(true),
+                Some("off") => Some(false),
+                Some(other) => return Err(w.invalid(other, "on or off")),
+            },
         },
         _ => EmoteCommand::Reload,
     };

@@ -15,7 +15,8 @@ use crate::server::config::Config;
 use crate::server::emote::EmoteCooldowns;
 use crate::server::emote_library::EmoteLibrary;
 use crate::server::events::{
-    EndReason, OpenWheelRequest, PlayEmoteRequest, ReloadRequest, StopEmoteRequest,
+    EndReason, OpenWheelRequest, PartsChoiceRequest, PlayEmoteRequest, ReloadRequest,
+    StopEmoteRequest,
 };
 use crate::server::permissions::{
     PlayerIdentity, PlayerPermissions, EMOTE_DEFAULT, EMOTE_MANAGE, GAMEMODE, TELEPORT,
@@ -101,6 +102,7 @@ pub(super) fn handle_commands(
     mut stop: EventWriter<StopEmoteRequest>,
     mut reload: EventWriter<ReloadRequest>,
     mut wheel: EventWriter<OpenWheelRequest>,
+    mut parts: EventWriter<PartsChoiceRequest>,
     mut rng: Local<CommandRng>,
     cooldowns: Option<Res<EmoteCooldowns>>,
     server: Res<Server>,
@@ -158,6 +160,7 @@ pub(super) fn handle_commands(
                             &mut stop,
                             &mut reload,
                             &mut wheel,
+                            &mut parts,
                         ),
                         Command::GameMode(command) => {
                             Some(run.gamemode(command).unwrap_or_else(|refused| refused))
@@ -188,6 +191,7 @@ pub(super) fn run_emote(
     stop: &mut EventWriter<StopEmoteRequest>,
     reload: &mut EventWriter<ReloadRequest>,
     wheel: &mut EventWriter<OpenWheelRequest>,
+    parts: &mut EventWriter<PartsChoiceRequest>,
 ) -> Option<Text> {
     let manager = perms.has(EMOTE_MANAGE);
     match command {
@@ -277,6 +281,14 @@ pub(super) fn run_emote(
         EmoteCommand::Info { id } => Some(info(library, &id, perms)),
         EmoteCommand::Wheel => {
             wheel.send(OpenWheelRequest { client: sender });
+            None
+        }
+        // Every player may choose what they see; the storage plugin answers.
+        EmoteCommand::Parts { shown } => {
+            parts.send(PartsChoiceRequest {
+                client: sender,
+                shown,
+            });
             None
         }
         EmoteCommand::Reload if !manager => Some(needs(EMOTE_MANAGE, "Reloading emotes")),

@@ -54,6 +54,18 @@ fn parses_every_emote_subcommand() {
         Ok(EmoteCommand::Info { id: "a:b".into() })
     );
     assert_eq!(emote("emote reload"), Ok(EmoteCommand::Reload));
+    assert_eq!(
+        emote("emote parts"),
+        Ok(EmoteCommand::Parts { shown: None })
+    );
+    assert_eq!(
+        emote("emote parts off"),
+        Ok(EmoteCommand::Parts { shown: Some(false) })
+    );
+    assert_eq!(
+        emote("e parts on"),
+        Ok(EmoteCommand::Parts { shown: Some(true) })
+    );
 }
 
 #[test]
@@ -200,6 +212,8 @@ fn malformed_commands_say_what_is_wrong() {
         ("emote info", "Missing emote id"),
         ("emote info a:b c", "Too many arguments"),
         ("emote reload now", "Too many arguments"),
+        ("emote parts maybe", "`maybe` is not on or off"),
+        ("emote parts off now", "Too many arguments"),
         ("gamemode", "Missing game mode"),
         ("gamemode flying", "`flying` is not a game mode"),
         ("gamemode 1", "`1` is not a game mode"),
@@ -328,7 +342,10 @@ fn suggestions_complete_the_last_word() {
     assert_eq!((start, m), (7, vec!["play".to_owned()]));
     let (start, m) = suggest("/emote ", &library, &[], &player);
     assert_eq!(start, 7);
-    assert_eq!(m.len(), 5);
+    assert_eq!(m.len(), 6);
+    assert!(m.contains(&"parts".to_owned()), "{m:?}");
+    let (start, m) = suggest("/emote parts o", &library, &[], &player);
+    assert_eq!((start, m), (13, vec!["on".to_owned(), "off".to_owned()]));
     let (_, m) = suggest("/emote play x:y ", &library, &["Alex"], &player);
     assert!(m.is_empty(), "players are only suggested to managers");
     let (start, m) = suggest("/emote play x:y A", &library, &["Alex", "Bob"], &op);

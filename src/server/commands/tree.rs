@@ -99,6 +99,9 @@ pub(super) fn command_tree(admin: SentCommandTree) -> CommandTreeS2c<'static> {
     t.argument(list, "page", page, false);
     let info = t.literal(emote, "info", false);
     t.argument(info, "emote", Parser::ResourceLocation, true);
+    let parts = t.literal(emote, "parts", true);
+    t.literal(parts, "on", true);
+    t.literal(parts, "off", true);
     t.literal(emote, "reload", true);
     t.alias(root, "e", emote);
     t.literal(root, "emotes", true);

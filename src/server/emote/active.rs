@@ -99,6 +99,9 @@ pub(super) struct PackTwin {
     /// (0 until it is dressed): the pack's shader reads k from it and
     /// draws the slice back in place.
     pub(super) offset_blocks: f32,
+    /// Whether it wears its slice's head. An undressed twin (its wearer
+    /// not known yet) stays at scale 0 and gets no update.
+    pub(super) dressed: bool,
 }
 
 impl PackTwin {
@@ -271,9 +274,9 @@ impl ActiveEmote {
             .pack_twins
             .iter()
             .enumerate()
-            .find_map(|(union, twin)| {
-                Some((union, (*twin)?)).filter(|(_, t)| t.entity == display)
-            })?;
+            .find_map(|(union, twin)| Some((union, (*twin)?)).filter(|(_, t)| t.entity == display))
+            // An undressed twin is at scale 0 until it is dressed.
+            .filter(|(_, twin)| twin.dressed)?;
         let flight = self.state.in_flight.get(union).copied().flatten()?;
         Some(flight.map(|t| twin.offset(t)))
     }

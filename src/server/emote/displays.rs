@@ -3,7 +3,6 @@
 //! head on skin-bound parts.
 
 use valence::entity::block_display::BlockDisplayEntityBundle;
-use valence::entity::display::Translation;
 use valence::entity::display::{
     Billboard, Brightness, GlowColorOverride, Height, Scale, ShadowRadius, ShadowStrength,
     ViewRange, Width,
@@ -23,6 +22,7 @@ use super::advance::*;
 use super::duo_state::*;
 use crate::format::display_fields::{DisplayFields, TextFields};
 use crate::format::node::{Arm, ItemContent, ItemDisplayContext, NodeKind, Participant};
+use crate::pack::ids::TWIN_MAX_VIEW_RANGE;
 use crate::pack::models::SLICE_DISPLAY_MODE;
 use crate::pack::profile::SkinProfile;
 use crate::pack::skin_uv::Slice;
@@ -112,7 +112,12 @@ pub(super) fn spawn_display(
         }
     }
     if role == DisplayRole::PackPart {
-        entity.insert(Billboard(0));
+        // The shader needs the offset straight down, and the slice's window
+        // must hold wherever a client can draw it from.
+        entity.insert((
+            Billboard(0),
+            ViewRange(common.fields.view_range.min(TWIN_MAX_VIEW_RANGE)),
+        ));
     }
     Some(entity.id())
 }
@@ -199,6 +204,74 @@ pub(super) fn follow_held_items(
     }
 }
 
+/// The players whose skins the heads wear: name, UUID, worn skin and
+/// login properties.
+pub(super) type WearerQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static Username,
+        &'static UniqueId,
+        Option<&'static PlayerSkin>,
+        Option<&'static valence::client::Properties>,
+    ),
+>;
+
+/// Who a skin-bound display wears: name, UUID and skin.
+pub(super) struct Wearer {
+    name: String,
+    uuid: Uuid,
+    profile: SkinProfile,
+}
+
+impl Wearer {
+    /// `player` as their heads wear them, if they are online. A host app
+    /// without `SkinPlugin` gets the skin that plugin would give.
+    pub(super) fn of(
+        player: Entity,
+        players: &WearerQuery,
+        config: &crate::server::config::Config,
+    ) -> Option<Wearer> {
+        let (name, uuid, worn, properties) = players.get(player).ok()?;
+        let profile = match worn {
+            Some(worn) => worn.0.clone(),
+            None => skin_of(uuid.0, properties, &config.skins),
+        };
+        Some(Wearer {
+            name: name.0.clone(),
+            uuid: uuid.0,
+            profile,
+        })
+    }
+
+    /// The whole head (the fallback display's item).
+    pub(super) fn head(&self) -> ItemStack {
+        player_head(&self.name, self.uuid, &self.profile, None)
+    }
+
+    /// A pack-drawn twin's item and slice id: the head with the
+    /// `CustomModelData` of the slice `slice` needs for this skin (slim or
+    /// classic), or of the whole part when the pack has no id for that
+    /// slice (the pack lists those at build); `None` when it has neither.
+    pub(super) fn twin_head(
+        &self,
+        slice: &crate::pack::slices::NodeSlice,
+        table: &crate::pack::ids::SliceTable,
+    ) -> Option<(ItemStack, crate::pack::ids::SliceId)> {
+        let wanted = slice.slice(self.profile.slim);
+        let id = table
+            .id(wanted)
+            .or_else(|| table.id(Slice::full(wanted.part(), wanted.slim())))?;
+        let item = player_head(
+            &self.name,
+            self.uuid,
+            &self.profile,
+            Some(id.custom_model_data()),
+        );
+        Some((item, id))
+    }
+}
+
 /// Dresses skin-bound item displays in their participant's skin, when the
 /// playback starts, when a partner matches and when a new pack is served.
 ///
@@ -206,26 +279,23 @@ pub(super) fn follow_held_items(
 ///   it) is a `player_head` whose `SkullOwner` is the participant: name,
 ///   UUID and the textures of their [`PlayerSkin`].
 /// - The pack-drawn twin is the same head with the `CustomModelData` of its
-///   slice id k (the slim or classic slice, from the skin's metadata), moved
-///   `512·k` blocks down; when k changes, its transformation is moved by
-///   the difference at once (later updates carry the offset, see
-///   [`super::send::write_updates`]). A slice the pack has no id for shows
-///   the whole part (the pack lists those at build).
+///   slice id k ([`Wearer::twin_head`]), moved `512·k` blocks down. A twin
+///   is born dressed when its wearer is known ([`super::twins`]); one that
+///   was not (a partner not matched yet) stays at scale 0 until it is
+///   dressed here, and is then shown at once. Whenever k changes (a new
+///   pack, another partner) the twin jumps to its new offset with
+///   interpolation duration 0: interpolated, the client would draw it
+///   cycling through the other slices' windows, far from the body.
 ///
 /// Partner-bound nodes keep the file's item until the partner matches.
 #[allow(clippy::type_complexity)]
 pub(super) fn dress_skins(
     mut initiators: Query<(Entity, &mut ActiveEmote)>,
-    players: Query<(
-        &Username,
-        &UniqueId,
-        Option<&PlayerSkin>,
-        Option<&valence::client::Properties>,
-    )>,
+    players: WearerQuery,
     slices: Option<Res<PackSlices>>,
     config: Res<crate::server::config::Config>,
     mut items: Query<&mut valence::entity::item_display::Item>,
-    mut translations: Query<&mut Translation>,
+    mut displays: super::send::DisplayQuery,
 ) {
     let new_pack = slices.as_ref().is_some_and(|s| s.is_changed());
     for (initiator, mut playback) in &mut initiators {
@@ -245,21 +315,12 @@ pub(super) fn dress_skins(
                 Participant::Initiator => Some(initiator),
                 Participant::Partner => partner,
             };
-            let Some((name, uuid, worn, properties)) = who.and_then(|w| players.get(w).ok()) else {
+            let Some(wearer) = who.and_then(|w| Wearer::of(w, &players, &config)) else {
                 continue;
-            };
-            // A host app without `SkinPlugin` gets the skin it would give.
-            let resolved;
-            let profile = match worn {
-                Some(worn) => &worn.0,
-                None => {
-                    resolved = skin_of(uuid.0, properties, &config.skins);
-                    &resolved
-                }
             };
             if let Some(Some(entity)) = playback.displays.get(skin.union).copied() {
                 match items.get_mut(entity) {
-                    Ok(mut item) => item.0 = player_head(&name.0, uuid.0, profile, None),
+                    Ok(mut item) => item.0 = wearer.head(),
                     Err(_) => complete = false,
                 }
             }
@@ -272,25 +333,24 @@ pub(super) fn dress_skins(
             ) else {
                 continue;
             };
-            let table = slices.table();
-            let wanted = skin.slice.slice(profile.slim);
-            let Some(id) = table
-                .id(wanted)
-                .or_else(|| table.id(Slice::full(wanted.part(), wanted.slim())))
-            else {
+            let Some((head, id)) = wearer.twin_head(&skin.slice, slices.table()) else {
                 continue;
             };
             let Ok(mut item) = items.get_mut(twin.entity) else {
                 complete = false;
                 continue;
             };
-            item.0 = player_head(&name.0, uuid.0, profile, Some(id.custom_model_data()));
+            item.0 = head;
             let offset_blocks = id.offset_blocks();
-            if offset_blocks != twin.offset_blocks {
-                if let Ok(mut translation) = translations.get_mut(twin.entity) {
-                    translation.0.y += twin.offset_blocks - offset_blocks;
-                }
+            if offset_blocks != twin.offset_blocks || !twin.dressed {
                 twin.offset_blocks = offset_blocks;
+                twin.dressed = true;
+                // Shown (or moved to its new window) at once, in the pose
+                // last sent; a node never sent yet waits for its first update.
+                if let Some(Some(pose)) = playback.state.last_sent.get(skin.union) {
+                    let moved = twin.offset(pose);
+                    super::send::write_transform(&mut displays, twin.entity, &moved, 0);
+                }
             }
         }
         if complete {

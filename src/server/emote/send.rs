@@ -60,7 +60,12 @@ pub(super) fn write_updates(
             let drawn = playback.drawn_by_node_display(update.union, &update.transform);
             write_transform(displays, entity, &drawn, update.duration_ticks);
         }
-        if let Some(Some(twin)) = playback.pack_twins.get(update.union) {
+        let twin = playback
+            .pack_twins
+            .get(update.union)
+            .and_then(Option::as_ref);
+        // An undressed twin stays at scale 0 until it is dressed.
+        if let Some(twin) = twin.filter(|t| t.dressed) {
             let moved = twin.offset(&update.transform);
             write_transform(displays, twin.entity, &moved, update.duration_ticks);
         }

@@ -6,14 +6,30 @@
 //! loaded emoted's resource pack, as the body part the pack cuts from that
 //! head (its twin, a [`PackTwin`]). Twins are added by [`add_pack_twins`]
 //! once a pack is served **and** some player has loaded it: a server where
-//! nobody has the pack (or a load test) pays nothing for them. A twin
-//! starts from its node's pose as last sent (not its fallback's, which is
-//! turned to face the rig: the twin's model turns the skull itself) and
-//! then gets every update of the node, moved down by its slice's offset
-//! ([`super::send::write_updates`]); [`super::displays::dress_skins`]
-//! gives it its head and slice. From then on the fallback is for viewers
-//! without the pack only ([`DisplayAudience::WithoutPack`]), and the culling
-//! cells keep the two audiences apart.
+//! nobody has the pack (or a load test) pays nothing for them. From then on
+//! the fallback is for viewers without the pack only
+//! ([`DisplayAudience::WithoutPack`]), and the culling cells keep the two
+//! audiences apart.
+//!
+//! # Born right
+//! The pack's shader reads a twin's slice id k from how far below the
+//! camera it is drawn (`512·k` blocks), so a twin must never be drawn
+//! between two windows, and never as the bare head it is made of:
+//! - A twin whose wearer is online is **born dressed**: its first metadata
+//!   already carries the head with its slice's `CustomModelData` and the
+//!   node's pose as last sent (not its fallback's, which is turned to face
+//!   the rig: the twin's model turns the skull itself) moved down by
+//!   `512·k`, with interpolation duration 0. A node never sent yet is born
+//!   at scale 0 in its window.
+//! - A twin whose wearer is not known yet (a partner not matched) is born
+//!   at scale 0 and gets no update until [`super::displays::dress_skins`]
+//!   dresses it, which shows it at once (duration 0).
+//! - Every later change of k (a new pack, another partner) is a jump with
+//!   duration 0; updates within a window are the node's own, moved down
+//!   ([`super::send::write_updates`]).
+//! - Its view range is at most 0.78, whatever the file says
+//!   ([`crate::pack::ids::TWIN_MAX_VIEW_RANGE`]), so no client draws it from 256 blocks away or more, where the
+//!   shader would read another window.
 
 use valence::entity::display::Translation;
 use valence::entity::display::{InterpolationDuration, LeftRotation, RightRotation, Scale};
@@ -21,6 +37,8 @@ use valence::prelude::*;
 
 use super::active::*;
 use super::displays::*;
+use super::duo_state::Duo;
+use crate::anim::DisplayTransform;
 use crate::format::node::Participant;
 use crate::server::events::{BoneDrawn, DisplayAudience};
 use crate::server::resource_pack::PackStatus;
@@ -38,6 +56,8 @@ pub(super) fn add_pack_twins(
     viewers: Query<&PackStatus>,
     mut playbacks: Query<(Entity, &mut ActiveEmote)>,
     fallbacks: FallbackQuery,
+    players: WearerQuery,
+    config: Res<crate::server::config::Config>,
 ) {
     if slices.is_none() || !viewers.iter().any(|status| status.is_loaded()) {
         return;
@@ -53,6 +73,7 @@ pub(super) fn add_pack_twins(
         if !all_spawned {
             continue;
         }
+        let partner = playback.duo.as_ref().and_then(Duo::partner);
         let mut twins = vec![None; playback.displays.len()];
         for skin in &playback.skins {
             let Some(Some(fallback)) = playback.displays.get(skin.union).copied() else {
@@ -74,14 +95,44 @@ pub(super) fn add_pack_twins(
             ) else {
                 continue;
             };
-            // The node's pose as last sent (this tick's updates are in):
-            // a node never sent yet stays at scale 0 until its first update.
-            if let Some(Some(pose)) = playback.state.last_sent.get(skin.union) {
+            let who = match skin.participant {
+                Participant::Initiator => Some(owner),
+                Participant::Partner => partner,
+            };
+            let dressed = match (
+                who.and_then(|w| Wearer::of(w, &players, &config)),
+                slices.as_ref(),
+            ) {
+                (Some(wearer), Some(slices)) => wearer.twin_head(&skin.slice, slices.table()),
+                _ => None,
+            };
+            let mut twin = PackTwin {
+                entity,
+                offset_blocks: 0.0,
+                dressed: false,
+            };
+            if let Some((head, id)) = dressed {
+                twin.offset_blocks = id.offset_blocks();
+                twin.dressed = true;
+                // The node's pose as last sent (this tick's updates are in),
+                // or scale 0 in its window until its first update.
+                let pose = playback
+                    .state
+                    .last_sent
+                    .get(skin.union)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(DisplayTransform {
+                        scale: Vec3::ZERO,
+                        ..DisplayTransform::IDENTITY
+                    });
+                let moved = twin.offset(&pose);
                 commands.entity(entity).insert((
-                    Translation(pose.translation),
-                    LeftRotation(pose.left_rotation),
-                    Scale(pose.scale),
-                    RightRotation(pose.right_rotation),
+                    valence::entity::item_display::Item(head),
+                    Translation(moved.translation),
+                    LeftRotation(moved.left_rotation),
+                    Scale(moved.scale),
+                    RightRotation(moved.right_rotation),
                     InterpolationDuration(0),
                 ));
             }
@@ -91,10 +142,7 @@ pub(super) fn add_pack_twins(
             if playback.bone_drawn && skin.participant == Participant::Initiator {
                 commands.entity(entity).insert(BoneDrawn);
             }
-            twins[skin.union] = Some(PackTwin {
-                entity,
-                offset_blocks: 0.0,
-            });
+            twins[skin.union] = Some(twin);
         }
         playback.pack_twins = twins;
         playback.skins_dressed = None;

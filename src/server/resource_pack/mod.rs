@@ -79,6 +79,7 @@ use std::path::PathBuf;
 
 use valence::client::{FlushPacketsSet, UpdateClientsSet};
 use valence::network::NetworkSettings;
+use valence::prelude::bevy_ecs::query::Has;
 use valence::prelude::*;
 use valence::protocol::packets::play::DisconnectS2c;
 use valence::protocol::WritePacket;
@@ -87,7 +88,7 @@ use valence::resource_pack::ResourcePackStatusEvent;
 use self::http::PackSlot;
 pub use self::pack::{current_pack, PackBuild, ServedPack};
 pub use self::status::PackStatus;
-use self::status::{reply, Reply};
+use self::status::{reply, Reply, LOADED_LINE};
 use crate::pack::ids::SliceTable;
 use crate::pack::merge::MergeConflict;
 use crate::pack::slices::library_slices;
@@ -393,6 +394,10 @@ fn offer_pack_on_join(
     }
 }
 
+/// On a player told [`LOADED_LINE`] (it is said once per connection).
+#[derive(Component)]
+struct ToldAboutParts;
+
 fn handle_pack_answers(
     mut commands: Commands,
     mut answers: EventReader<ResourcePackStatusEvent>,
@@ -401,10 +406,13 @@ fn handle_pack_answers(
         &Username,
         Option<&mut PackStatus>,
         Option<&mut PackOffer>,
+        Has<ToldAboutParts>,
     )>,
 ) {
     for answer in answers.iter() {
-        let Ok((mut client, name, status, offered)) = players.get_mut(answer.client) else {
+        let Ok((mut client, name, status, offered, told_about_parts)) =
+            players.get_mut(answer.client)
+        else {
             continue;
         };
         let (Some(mut status), Some(mut offered)) = (status, offered) else {
@@ -430,6 +438,10 @@ fn handle_pack_answers(
         };
         *status = next;
         log_answer(name, next, &offered);
+        if next == PackStatus::Loaded && !told_about_parts {
+            client.send_chat_message(LOADED_LINE.color(Color::GRAY));
+            commands.entity(answer.client).insert(ToldAboutParts);
+        }
         match reply(next, offered.required) {
             Reply::None => {}
             Reply::Chat(line) => client.send_chat_message(line.color(Color::YELLOW)),

@@ -83,6 +83,13 @@ pub const FAILED_LINE: &str = "emoted's resource pack could not be downloaded or
      emotes show heads instead of your own skin. Ask an admin to check that \
      resource_pack.public_url is reachable from your machine.";
 
+/// The chat line a player gets the first time their client loads the pack
+/// (once per connection): where to turn when the parts look wrong, which
+/// no server can detect (a shader pack or a skull mod).
+pub const LOADED_LINE: &str = "emoted's resource pack is loaded: emotes show players' bodies \
+     in their own skins. If body parts look broken (a shader pack or a skull mod can do that), \
+     /emote parts off shows heads instead.";
+
 /// The kick message for a declined pack that the server requires.
 pub const REQUIRED_KICK: &str = "This server requires its resource pack: emotes are drawn with \
      it. Edit this server in your server list, set Server Resource Packs to Enabled or Prompt, \

@@ -1,8 +1,18 @@
 //! Per-player state that survives a restart, as the server's features see
 //! it: the [`PlayerStoreResource`] (the SQLite file of [`crate::store`],
 //! opened at start-up from `[storage] data_folder`), and each online
-//! player's [`PlayerChoices`] (their favourite emotes and wheel order),
-//! read from it when they join and written through on every change.
+//! player's [`PlayerChoices`] (their favourite emotes, wheel order and
+//! whether they see body parts or heads), read from it when they join and
+//! written through on every change.
+//!
+//! # Parts or heads
+//! A client whose shader pack (OptiFine, Iris) or skull mod replaces
+//! vanilla's entity shader cannot draw emoted's body parts, and no server
+//! can tell. `/emote parts off` lets such a player see every emote as
+//! heads, as a player who declined the pack does (the culling cells treat
+//! them as one: [`PlayerChoices::sees_parts`]); `/emote parts on` brings
+//! the parts back. The choice is the player's own: others still see the
+//! parts of that player's emotes.
 //!
 //! The store is optional. Without one (storage turned off, or a file the
 //! store refused) choices still work, for as long as the player stays
@@ -15,6 +25,7 @@ use valence::prelude::*;
 
 use crate::format::EmoteId;
 use crate::server::config::Config;
+use crate::server::events::{add_shared_events, PartsChoiceRequest};
 use crate::store::{PlayerStore, StoreError};
 
 /// Opens the store at start-up and reads each joining player's choices.
@@ -22,10 +33,12 @@ pub struct StoragePlugin;
 
 impl Plugin for StoragePlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<Config>()
+        add_shared_events(app)
+            .init_resource::<Config>()
             .init_resource::<PlayerStoreResource>()
             .add_systems(PreStartup, open_player_store)
-            .add_systems(PreUpdate, read_joined_players_choices);
+            .add_systems(PreUpdate, read_joined_players_choices)
+            .add_systems(Update, apply_parts_choices);
     }
 }
 
@@ -76,6 +89,9 @@ pub struct PlayerChoices {
     pub favourites: Vec<String>,
     /// The wheel order: emote ids first to last (empty: the default order).
     pub wheel_order: Vec<String>,
+    /// True after `/emote parts off`: this player sees heads instead of
+    /// emoted's body parts, even with the pack loaded.
+    pub parts_hidden: bool,
 }
 
 impl PlayerChoices {
@@ -112,6 +128,17 @@ impl PlayerChoices {
             })
         });
         now
+    }
+
+    /// Whether a viewer whose client `pack_loaded` sees body parts.
+    pub fn sees_parts(choices: Option<&PlayerChoices>, pack_loaded: bool) -> bool {
+        pack_loaded && !choices.is_some_and(|c| c.parts_hidden)
+    }
+
+    /// Chooses parts (`shown`) or heads, in memory and in the store.
+    pub fn set_parts_shown(&mut self, player: Uuid, shown: bool, store: &PlayerStoreResource) {
+        store.with_store("store a parts choice", |s| s.set_parts_shown(player, shown));
+        self.parts_hidden = !shown;
     }
 
     /// Replaces the wheel order, in memory and in the store.
@@ -162,10 +189,47 @@ fn read_joined_players_choices(
         let wheel_order = store
             .with_store("read a wheel order", |s| s.wheel_order(uuid.0))
             .unwrap_or_default();
+        let parts_shown = store
+            .with_store("read a parts choice", |s| s.parts_shown(uuid.0))
+            .unwrap_or(true);
         commands.entity(player).insert(PlayerChoices {
             favourites,
             wheel_order,
+            parts_hidden: !parts_shown,
         });
+    }
+}
+
+/// What `/emote parts` answers, for a player who now sees parts or not.
+pub fn parts_answer(shown: bool, changed: bool) -> &'static str {
+    match (shown, changed) {
+        (true, true) => "You now see emotes' bodies drawn in players' skins (with emoted's resource pack). If they look broken, /emote parts off shows heads instead.",
+        (false, true) => "You now see heads instead of emotes' body parts, here and after you rejoin. /emote parts on brings the parts back.",
+        (true, false) => "You see emotes' bodies drawn in players' skins (with emoted's resource pack). /emote parts off shows heads instead.",
+        (false, false) => "You see heads instead of emotes' body parts. /emote parts on brings the parts back.",
+    }
+}
+
+/// Applies `/emote parts [on|off]` and answers the player.
+fn apply_parts_choices(
+    mut requests: EventReader<PartsChoiceRequest>,
+    store: Res<PlayerStoreResource>,
+    mut players: Query<(&mut Client, &UniqueId, Option<&mut PlayerChoices>)>,
+) {
+    for request in requests.iter() {
+        let Ok((mut client, uuid, choices)) = players.get_mut(request.client) else {
+            continue;
+        };
+        let Some(mut choices) = choices else {
+            // Choices are read the tick a player joins; nothing typed precedes them.
+            continue;
+        };
+        let shown_before = !choices.parts_hidden;
+        let shown = request.shown.unwrap_or(shown_before);
+        if shown != shown_before {
+            choices.set_parts_shown(uuid.0, shown, &store);
+        }
+        client.send_chat_message(parts_answer(shown, request.shown.is_some()).color(Color::GRAY));
     }
 }
 
