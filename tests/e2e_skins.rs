@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use common::{BotRun, Server};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// `CustomModelData` of slice 0 (`pack::ids::CUSTOM_MODEL_DATA_BASE`).
 const MODEL_DATA_BASE: i64 = 0x45_4D00;
@@ -42,19 +42,7 @@ fn watcher_plan(server: &Server, name: &str, pack: &str) -> common::RunningBot {
         .bot(name)
         .resource_pack(pack)
         .wait_spawn()
-        .wait_for_since_start(
-            json!({"event": "spawn_entity", "username": "bower"}),
-            1,
-            30_000,
-        )
-        .wait_for(json!({"event": "entity_destroy"}), 1, 20_000)
-        .wait_for(
-            json!({"event": "spawn_entity", "username": "bower"}),
-            1,
-            20_000,
-        )
-        .wait_ms(300)
-        .disconnect()
+        .watch_hidden_emote_of("bower")
         .spawn()
 }
 

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use common::{BotRun, Server, TempDir};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// `CustomModelData` of slice 0 (`pack::ids::CUSTOM_MODEL_DATA_BASE`).
 const MODEL_DATA_BASE: i64 = 0x45_4D00;
@@ -72,11 +72,26 @@ fn head_histories(run: &BotRun) -> BTreeMap<i32, Vec<BTreeMap<String, Value>>> {
     out
 }
 
-fn watch_a_bow(server: &Server, name: &str) -> common::RunningBot {
-    watch_a_bow_as(server, name, &[])
-}
-
-fn bow(server: &Server) {
+/// `name`, with the pack, types `lines`, then watches a bow that bower
+/// plays once `name`'s pack has loaded; what `name` received.
+fn watch_a_bow(server: &Server, name: &str, lines: &[&str]) -> BotRun {
+    let mut plan = server
+        .bot(name)
+        .resource_pack("accept")
+        .wait_spawn()
+        .wait_ms(300);
+    for line in lines {
+        plan = plan.chat(line).wait_ms(200);
+    }
+    let watcher = plan.watch_hidden_emote_of("bower").spawn();
+    let loaded = format!("{name} loaded the resource pack");
+    assert!(
+        server.wait_for_log(&loaded, Duration::from_secs(30)),
+        "{}",
+        server.log()
+    );
+    // What was typed is in before the bow starts.
+    std::thread::sleep(Duration::from_millis(800));
     server
         .bot("bower")
         .wait_spawn()
@@ -88,20 +103,15 @@ fn bow(server: &Server) {
         .disconnect()
         .run()
         .assert_ok();
+    let watcher = watcher.wait();
+    watcher.assert_ok();
+    watcher
 }
 
 #[test]
 fn every_twin_is_born_dressed_jumps_between_windows_and_is_never_drawn_from_afar() {
     let mut server = Server::start();
-    let watcher = watch_a_bow(&server, "watcher");
-    assert!(
-        server.wait_for_log("watcher loaded the resource pack", Duration::from_secs(30)),
-        "{}",
-        server.log()
-    );
-    bow(&server);
-    let watcher = watcher.wait();
-    watcher.assert_ok();
+    let watcher = watch_a_bow(&server, "watcher", &[]);
 
     let twins = head_histories(&watcher);
     assert!(
@@ -175,16 +185,7 @@ fn emote_parts_off_shows_heads_after_a_restart_too_and_on_brings_parts_back() {
 
     // Heads, chosen: the answer says so.
     let mut server = Server::start_with_args(&roots, &args);
-    let chooser = watch_a_bow_as(&server, "chooser", &["/emote parts off", "/emote parts"]);
-    assert!(
-        server.wait_for_log("chooser loaded the resource pack", Duration::from_secs(30)),
-        "{}",
-        server.log()
-    );
-    std::thread::sleep(Duration::from_millis(800));
-    bow(&server);
-    let chooser = chooser.wait();
-    chooser.assert_ok();
+    let chooser = watch_a_bow(&server, "chooser", &["/emote parts off", "/emote parts"]);
     let said: Vec<&str> = chooser.chat();
     assert!(
         said.iter().any(|l| l.contains("You now see heads")),
@@ -202,15 +203,7 @@ fn emote_parts_off_shows_heads_after_a_restart_too_and_on_brings_parts_back() {
 
     // After a restart on the same store: still heads, nothing typed.
     let mut server = Server::start_with_args(&roots, &args);
-    let returner = watch_a_bow_as(&server, "chooser", &[]);
-    assert!(
-        server.wait_for_log("chooser loaded the resource pack", Duration::from_secs(30)),
-        "{}",
-        server.log()
-    );
-    bow(&server);
-    let returner = returner.wait();
-    returner.assert_ok();
+    let returner = watch_a_bow(&server, "chooser", &[]);
     let (parts, heads) = parts_of(&returner);
     assert_eq!(parts, 0, "heads are kept: {}", returner.describe());
     assert!(heads >= 6);
@@ -219,43 +212,8 @@ fn emote_parts_off_shows_heads_after_a_restart_too_and_on_brings_parts_back() {
 
     // `/emote parts on`: the parts again.
     let mut server = Server::start_with_args(&roots, &args);
-    let back = watch_a_bow_as(&server, "chooser", &["/emote parts on"]);
-    assert!(
-        server.wait_for_log("chooser loaded the resource pack", Duration::from_secs(30)),
-        "{}",
-        server.log()
-    );
-    std::thread::sleep(Duration::from_millis(800));
-    bow(&server);
-    let back = back.wait();
-    back.assert_ok();
+    let back = watch_a_bow(&server, "chooser", &["/emote parts on"]);
     let (parts, _) = parts_of(&back);
     assert!(parts >= 6, "parts again: {}", back.describe());
     server.assert_log_clean();
-}
-
-/// A viewer with the pack called `name` that types `lines` and watches a bow.
-fn watch_a_bow_as(server: &Server, name: &str, lines: &[&str]) -> common::RunningBot {
-    let mut plan = server
-        .bot(name)
-        .resource_pack("accept")
-        .wait_spawn()
-        .wait_ms(300);
-    for line in lines {
-        plan = plan.chat(line).wait_ms(200);
-    }
-    plan.wait_for_since_start(
-        json!({"event": "spawn_entity", "username": "bower"}),
-        1,
-        30_000,
-    )
-    .wait_for(json!({"event": "entity_destroy"}), 1, 20_000)
-    .wait_for(
-        json!({"event": "spawn_entity", "username": "bower"}),
-        1,
-        20_000,
-    )
-    .wait_ms(300)
-    .disconnect()
-    .spawn()
 }

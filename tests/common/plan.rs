@@ -140,6 +140,24 @@ impl Plan {
     pub fn disconnect(self) -> Plan {
         self.step(json!({"disconnect": true}))
     }
+    /// Watches `player`'s emote that hides them, then leaves: waits for
+    /// their spawn, for them to be hidden (a destroy) and to come back,
+    /// then 300 ms more, and disconnects.
+    pub fn watch_hidden_emote_of(self, player: &str) -> Plan {
+        self.wait_for_since_start(
+            json!({"event": "spawn_entity", "username": player}),
+            1,
+            30_000,
+        )
+        .wait_for(json!({"event": "entity_destroy"}), 1, 20_000)
+        .wait_for(
+            json!({"event": "spawn_entity", "username": player}),
+            1,
+            20_000,
+        )
+        .wait_ms(300)
+        .disconnect()
+    }
 
     /// Starts the bot and returns at once; `wait()` for its events.
     pub fn spawn(self) -> RunningBot {
