@@ -20,7 +20,9 @@ use emoted::server::events::{
 use emoted::server::loadtest::{headless_app_serving_pack, join_counting_client};
 use emoted::server::resource_pack::PackStatus;
 use emoted::server::resource_pack::ServedPack;
-use valence::entity::display::{LeftRotation, RightRotation, Scale, Translation};
+use valence::entity::display::{
+    InterpolationDuration, LeftRotation, RightRotation, Scale, Translation,
+};
 use valence::entity::item_display::Item;
 use valence::math::Quat;
 use valence::nbt::Value;
@@ -245,4 +247,95 @@ fn a_viewer_that_loads_the_pack_mid_playback_gets_the_parts_and_the_others_keep_
         app.update();
     }
     assert!(displays(&mut app).is_empty(), "{:?}", displays(&mut app));
+}
+
+/// Every live pack-drawn twin: its item's model data and transformation
+/// fields, with its interpolation duration.
+fn twin_states(app: &mut App) -> Vec<(Option<i32>, DisplayTransform, i32)> {
+    app.world
+        .query_filtered::<(
+            &DisplayAudience,
+            &Item,
+            &Translation,
+            &LeftRotation,
+            &Scale,
+            &RightRotation,
+            &InterpolationDuration,
+        ), (With<EmoteDisplay>, Without<Despawned>)>()
+        .iter(&app.world)
+        .filter(|(audience, ..)| **audience == DisplayAudience::WithPack)
+        .map(|(_, item, translation, left, scale, right, duration)| {
+            (
+                custom_model_data(&item.0),
+                DisplayTransform {
+                    translation: translation.0,
+                    left_rotation: left.0,
+                    scale: scale.0,
+                    right_rotation: right.0,
+                },
+                duration.0,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_twin_with_no_wearer_stays_at_scale_0_while_the_players_own_turns() {
+    let roots = vec![PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/partner_skin"
+    ))];
+    let mut app = headless_app_serving_pack(
+        &roots,
+        DisplayUpdatePolicy::Scheduled,
+        ServedPack::new(vec![0u8; 1024]),
+    );
+    let (player, _) = join_counting_client(&mut app, 0);
+    let (watcher, _) = join_counting_client(&mut app, 1);
+    app.update();
+    *app.world.get_mut::<PackStatus>(watcher).expect("offered") = PackStatus::Loaded;
+    app.world.send_event(PlayEmoteRequest {
+        client: player,
+        emote: EmoteId::parse("test:partner_head").expect("an id"),
+        bypass: true,
+        cooldown_multiplier: 1.0,
+    });
+    let mut seen = Vec::new();
+    for _ in 0..30 {
+        app.update();
+        seen.push(twin_states(&mut app));
+    }
+    assert!(app.world.get::<ActiveEmote>(player).is_some());
+    let last = seen.last().expect("ticks");
+    assert_eq!(last.len(), 2, "two skin-bound nodes, two twins: {last:?}");
+    // The player's own head: dressed from its birth, in its window (slice
+    // 0, the head, is drawn in place) and turning.
+    let turns: BTreeSet<_> = seen
+        .iter()
+        .flatten()
+        .filter(|(data, ..)| *data == Some(CUSTOM_MODEL_DATA_BASE))
+        .map(|(_, pose, _)| format!("{:?}", pose.right_rotation * pose.left_rotation))
+        .collect();
+    assert!(turns.len() >= 2, "the initiator's head moves: {turns:?}");
+    // The partner's part: nobody wears it, so it is never drawn and never
+    // moved, whatever its node does.
+    for tick in &seen {
+        for (data, pose, duration) in tick {
+            if data.is_some() {
+                continue;
+            }
+            assert_eq!(
+                pose.scale,
+                Vec3::ZERO,
+                "an undressed twin is hidden: {tick:?}"
+            );
+            assert_eq!(pose.translation, Vec3::ZERO, "and not moved: {tick:?}");
+            assert_eq!(*duration, 0, "{tick:?}");
+        }
+    }
+    assert_eq!(
+        last.iter().filter(|(data, ..)| data.is_none()).count(),
+        1,
+        "the partner's twin waits undressed: {last:?}"
+    );
 }
