@@ -186,8 +186,8 @@ fn twins_land_on_the_player_model_and_a_wrong_table_fails() {
         }),
     );
     eprintln!(
-        "render harness: {} slice cases, worst {} unexplained pixels, {:.1} s",
-        result["slices"]["cases"], result["slices"]["worst_unexplained"], result["seconds"]
+        "render harness: {} slice cases, at most {} isolated pixels off in one, {:.1} s",
+        result["slices"]["cases"], result["slices"]["worst_isolated_pixels"], result["seconds"]
     );
 
     // Every slice, in three vertex orders, under two cameras each.
@@ -220,7 +220,7 @@ fn twins_land_on_the_player_model_and_a_wrong_table_fails() {
     // The gate: a bystander 300 blocks down is drawn where it is, as with
     // no remap at all; lit as a twin it would be moved away.
     let gate = &result["gate"];
-    assert!(gate["bystander_covered"].as_u64().is_some_and(|c| c > 1000), "{gate}");
+    assert!(gate["bystander_covered"].as_u64().is_some_and(|c| c > 300), "{gate}");
     assert_eq!(gate["bystander_unexplained_vs_no_remap"], json!(0), "{gate}");
     assert_eq!(gate["bystander_twin_lit_covered"], json!(0), "{gate}");
 
