@@ -23,10 +23,11 @@ use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use emoted::format::node::BodyPart;
 use emoted::library::Library;
-use emoted::pack::ids::{SliceTable, CUSTOM_MODEL_DATA_BASE};
+use emoted::pack::ids::{SliceTable, CUSTOM_MODEL_DATA_BASE, MAX_SLICE_IDS};
 use emoted::pack::shader::{TWIN_BLOCK_LIGHT, TWIN_SKY_LIGHT};
-use emoted::pack::skin_uv::part_name;
+use emoted::pack::skin_uv::{part_name, Rows, Slice, LIMB_HEIGHT_PX};
 use emoted::pack::ResourcePack;
 use serde_json::{json, Value};
 
@@ -71,6 +72,39 @@ fn unpack_bundled(dir: &Path) -> SliceTable {
     let root = common::crate_root();
     let report = Library::load(&[root.join("emotes"), root.join("datapacks")]);
     let (pack, table) = ResourcePack::for_library(&report.library);
+    unpack(&pack, dir);
+    table
+}
+
+/// A pack with every slice id taken (cuts of every limb and the body at
+/// a few rows, arms in both widths, up to k 47), unzipped into `dir`, and
+/// its slice table.
+fn unpack_full_table(dir: &Path) -> SliceTable {
+    let bounds = [0, 2, 5, 9, LIMB_HEIGHT_PX];
+    let parts = [
+        BodyPart::Body,
+        BodyPart::RightArm,
+        BodyPart::LeftArm,
+        BodyPart::RightLeg,
+        BodyPart::LeftLeg,
+    ];
+    let mut cuts = Vec::new();
+    for part in parts {
+        for (i, start) in bounds.iter().enumerate() {
+            for end in &bounds[i + 1..] {
+                let rows = Rows::new(*start, *end).expect("rows");
+                cuts.push(Slice::new(part, rows, false).expect("a slice"));
+            }
+        }
+    }
+    let table = SliceTable::new(cuts);
+    assert_eq!(table.len(), MAX_SLICE_IDS);
+    unpack(&ResourcePack::new(&table), dir);
+    table
+}
+
+/// `pack`'s files, unzipped into `dir`.
+fn unpack(pack: &ResourcePack, dir: &Path) {
     let built = pack.build().expect("the pack builds");
     let mut archive = zip::ZipArchive::new(Cursor::new(built.zip_bytes)).expect("a zip");
     for i in 0..archive.len() {
@@ -85,7 +119,6 @@ fn unpack_bundled(dir: &Path) -> SliceTable {
         fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
         fs::write(&path, bytes).expect("write an entry");
     }
-    table
 }
 
 fn slices_json(table: &SliceTable) -> Value {
@@ -109,7 +142,10 @@ fn run_harness(dir: &Path, mut job: Value) -> Value {
     let result = dir.join("result.json");
     job["result"] = json!(result);
     job["custom_model_data_base"] = json!(CUSTOM_MODEL_DATA_BASE);
-    job["twin_light"] = json!([u16::from(TWIN_BLOCK_LIGHT) * 16, u16::from(TWIN_SKY_LIGHT) * 16]);
+    job["twin_light"] = json!([
+        u16::from(TWIN_BLOCK_LIGHT) * 16,
+        u16::from(TWIN_SKY_LIGHT) * 16
+    ]);
     let job_path = dir.join("job.json");
     fs::write(&job_path, serde_json::to_vec_pretty(&job).expect("json")).expect("write the job");
     let output = Command::new(PYTHON)
@@ -156,6 +192,17 @@ fn swap_slices(source: &str, a: u8, b: u8) -> String {
     out.join("\n") + "\n"
 }
 
+/// Installs what the harness needs, and unpacks the pack `unpack` makes
+/// into a fresh scratch folder: (the folder, the pack's folder, its table).
+fn set_up(name: &str, unpack: fn(&Path) -> SliceTable) -> (PathBuf, PathBuf, SliceTable) {
+    let present = harness_can_run;
+    common::ensure_debian_packages("the render harness", &present, &PACKAGES);
+    let dir = scratch(name);
+    let pack_dir = dir.join("pack");
+    let table = unpack(&pack_dir);
+    (dir, pack_dir, table)
+}
+
 fn failing_slices(result: &Value) -> BTreeSet<u64> {
     result["slices"]["failures"]
         .as_array()
@@ -167,11 +214,7 @@ fn failing_slices(result: &Value) -> BTreeSet<u64> {
 
 #[test]
 fn twins_land_on_the_player_model_and_a_wrong_table_fails() {
-    let present = harness_can_run;
-    common::ensure_debian_packages("the render harness", &present, &PACKAGES);
-    let dir = scratch("pack");
-    let pack_dir = dir.join("pack");
-    let table = unpack_bundled(&pack_dir);
+    let (dir, pack_dir, table) = set_up("pack", unpack_bundled);
     let slices = slices_json(&table);
     let slice_count = table.len();
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
@@ -190,8 +233,9 @@ fn twins_land_on_the_player_model_and_a_wrong_table_fails() {
         result["slices"]["cases"], result["slices"]["worst_isolated_pixels"], result["seconds"]
     );
 
-    // Every slice, in three vertex orders, under two cameras each.
-    assert_eq!(result["slices"]["cases"], json!(slice_count * 3 * 2));
+    // Every slice, in three vertex orders, under three cameras each (two
+    // at random, one square on to a face).
+    assert_eq!(result["slices"]["cases"], json!(slice_count * 3 * 3));
     assert_eq!(
         result["slices"]["failures"],
         json!([]),
@@ -220,12 +264,20 @@ fn twins_land_on_the_player_model_and_a_wrong_table_fails() {
     // The gate: a bystander 300 blocks down is drawn where it is, as with
     // no remap at all; lit as a twin it would be moved away.
     let gate = &result["gate"];
-    assert!(gate["bystander_covered"].as_u64().is_some_and(|c| c > 300), "{gate}");
-    assert_eq!(gate["bystander_unexplained_vs_no_remap"], json!(0), "{gate}");
+    assert!(
+        gate["bystander_covered"].as_u64().is_some_and(|c| c > 300),
+        "{gate}"
+    );
+    assert_eq!(
+        gate["bystander_unexplained_vs_no_remap"],
+        json!(0),
+        "{gate}"
+    );
     assert_eq!(gate["bystander_twin_lit_covered"], json!(0), "{gate}");
 
     // A slice table with two same-sized slices swapped (the classic right
-    // arm and right leg: k 2 and 4) must fail for those two and only them.
+    // arm and right leg: k 2 and 4) must fail for those two, in every case,
+    // and only them.
     let fragment = fs::read_to_string(pack_dir.join(FRAGMENT_PATH)).expect("the fragment stage");
     let broken = swap_slices(&fragment, 2, 4);
     assert_ne!(broken, fragment);
@@ -241,6 +293,32 @@ fn twins_land_on_the_player_model_and_a_wrong_table_fails() {
             "seed": 21,
         }),
     );
-    assert_eq!(failing_slices(&broken_result), BTreeSet::from([2, 4]), "{broken_result}");
+    assert_eq!(
+        failing_slices(&broken_result),
+        BTreeSet::from([2, 4]),
+        "{broken_result}"
+    );
+    // Every order and camera of those two: 2 slices x 3 orders x 3 cameras.
+    let failures = broken_result["slices"]["failures"].as_array().map(Vec::len);
+    assert_eq!(failures, Some(18), "{broken_result}");
+    let _ = fs::remove_dir_all(dir);
+}
+
+#[test]
+fn every_slice_id_up_to_the_last_lands_within_a_pixel() {
+    let (dir, pack_dir, table) = set_up("full", unpack_full_table);
+    // k 47 is 24,064 blocks down, where a float's step is 1/512 block.
+    let result = run_harness(
+        &dir,
+        json!({
+            "pack_dir": pack_dir,
+            "slices": slices_json(&table),
+            "only_slices": true,
+            "cameras_per_case": 1,
+            "seed": 22,
+        }),
+    );
+    assert_eq!(result["slices"]["cases"], json!(MAX_SLICE_IDS * 3));
+    assert_eq!(result["slices"]["failures"], json!([]), "{result}");
     let _ = fs::remove_dir_all(dir);
 }

@@ -30,8 +30,9 @@
 //! is left: a pixel centre lying within that hair of the bottom cap's front
 //! edge (its tile borders the left side's) or of the base back's outer
 //! edge (it borders the hat's right side) can take that other face's edge
-//! texel. The render test compares every pixel and tolerates no more than
-//! a texel's shift along edges.
+//! texel. The render test (`tests/render/README.md`) compares every pixel
+//! with a `PlayerModel` drawn by the same program and forgives only lone
+//! pixels whose colour is one pixel away.
 //!
 //! **Overlay pixels of twins are all-or-nothing**: texel alpha under 0.5 is
 //! cut and the rest is drawn opaque, so the order in which translucent
@@ -53,21 +54,25 @@
 //!    every twin ([`twin_brightness_packed`]).
 //!
 //! What each costs and leaves: (2) alone is no real band, since a twin may
-//! be anywhere within 250 blocks; it drops only bystanders more than 256
-//! blocks from where they would be moved to. (3) is what separates: a
-//! display's brightness override is the one per-vertex input the server
-//! controls that a player model or a worn head does not share. Its cost is
-//! that twins ignore the world's light at their place: emoted's worlds have
-//! no block light and full sky light, so block light 1 with sky light 15
-//! looks like the world's own light (block light 1 adds a trace at
-//! night), but in a world with real lighting (caves, roofs) twins stay
-//! daylight-bright. A bystander is still remapped when it is 256–506 blocks
-//! below the camera, within the client's entity distance, *and* lit at
-//! exactly block 1, sky 15: impossible in a world without block light, rare
-//! (14 blocks from a torch under open sky) in one with it. The item models'
-//! transform cannot carry a mark the shader could read: it only moves and
-//! scales the skull, which a node's own transform does too. Vertex colour
-//! and overlay are the same for a display's skull and a worn head.
+//! be anywhere within 250 blocks; it drops only geometry that would land
+//! more than 256 blocks from the camera. (3) is what separates: a display's
+//! brightness override is the one per-vertex input the server controls
+//! that a player model or a worn head does not share (their light is what
+//! the client finds where they stand; vertex colour and overlay are the
+//! same for a display's skull and a worn head). Its cost is that twins do
+//! not follow the world's light. On a valence server that costs nothing:
+//! valence sends no light data and gives every dimension full ambient
+//! light, so every light level draws alike. In a world with real light,
+//! twins would stay lit as under open sky in caves and at night.
+//!
+//! What is left: a bystander 256–320 blocks below the camera (320 is the
+//! farthest a client draws a player, at 500 % entity distance) that the
+//! client lights at exactly block light 1 and sky light 15 (the fringe of a
+//! torch's light under open sky) is still drawn 512 blocks higher. A
+//! bystander 256 blocks down lit otherwise, and everything nearer, is drawn
+//! untouched. The item models' transform cannot carry a mark the shader
+//! could read: it only moves and scales the skull, as a node's own
+//! transform does.
 //!
 //! The constants are generated here from [`SliceTable`] and the skin table
 //! ([`skin_uv`](super::skin_uv)): per k, per layer, per face, one `vec4`
@@ -102,8 +107,8 @@ const VERTEX_TEMPLATE: &str = include_str!("shaders/rendertype_entity_translucen
 const FRAGMENT_TEMPLATE: &str = include_str!("shaders/rendertype_entity_translucent.fsh");
 
 /// The block light of every twin's brightness override: part of the
-/// shader's gate (see the module docs). Emoted's worlds have no block
-/// light, so nothing else is lit like this there.
+/// shader's gate (see the module docs). Anything else is lit like this
+/// only at the fringe of a torch's light under open sky.
 pub const TWIN_BLOCK_LIGHT: u8 = 1;
 
 /// The sky light of every twin's brightness override (see
@@ -388,8 +393,13 @@ mod tests {
 
     /// The point at `(s, t)` of a quad's corners, bilinearly.
     fn lerp_quad(corners: &[(f32, f32)], s: f32, t: f32) -> (f32, f32) {
-        let mix = |a: (f32, f32), b: (f32, f32), f: f32| (a.0 + (b.0 - a.0) * f, a.1 + (b.1 - a.1) * f);
-        mix(mix(corners[0], corners[1], s), mix(corners[3], corners[2], s), t)
+        let mix =
+            |a: (f32, f32), b: (f32, f32), f: f32| (a.0 + (b.0 - a.0) * f, a.1 + (b.1 - a.1) * f);
+        mix(
+            mix(corners[0], corners[1], s),
+            mix(corners[3], corners[2], s),
+            t,
+        )
     }
 
     /// The corners of vanilla 1.20.1's `ModelPart.Cube` for a box at
@@ -450,7 +460,8 @@ mod tests {
                             let got = slice_uv_port(lerp_quad(corners, s, t), &rects, k);
                             let expected = lerp_quad(&want, s, t);
                             assert!(
-                                (got.0 - expected.0).abs() <= 1e-3 && (got.1 - expected.1).abs() <= 1e-3,
+                                (got.0 - expected.0).abs() <= 1e-3
+                                    && (got.1 - expected.1).abs() <= 1e-3,
                                 "k {k} {layer:?} {face:?} at ({s}, {t}): {got:?}, not {expected:?}"
                             );
                         }

@@ -124,9 +124,10 @@ class Stage:
             else:
                 uniform.value = value
 
-    def render(self, camera, streams, clear=(0.0, 0.0, 0.0, 0.0)):
+    def render(self, camera, streams, clear=(0.0, 0.0, 0.0, 0.0), back_to_front=True):
         """Draws each vertex stream (rows from `client.emit`) in turn and
-        returns the image, top row first, as uint8 RGBA."""
+        returns the image, top row first, as uint8 RGBA. `back_to_front`
+        False sorts the quads the wrong way round."""
         ctx = self.ctx
         self.fbo.use()
         self.fbo.clear(*clear, depth=1.0)
@@ -152,20 +153,21 @@ class Stage:
         for rows in streams:
             if len(rows) == 0:
                 continue
-            self._draw(rows, rot, camera.eye)
+            self._draw(rows, rot, camera.eye, back_to_front)
         data = self.fbo.read(components=4)
         image = np.frombuffer(data, dtype=np.uint8).reshape(self.size, self.size, 4)
         return image[::-1].copy()
 
-    def _draw(self, rows, rot, eye):
+    def _draw(self, rows, rot, eye, back_to_front):
         position = (rows[:, 0:3] - eye) @ rot.T
         normal = rows[:, 5:8] @ rot.T
         count = len(rows)
         floats = np.hstack([position, np.ones((count, 4)), rows[:, 3:5], normal]).astype("f4")
         ints = rows[:, 8:12].astype("i4")
         centres = position.reshape(-1, 4, 3).mean(axis=1)
-        back_to_front = np.argsort(-np.linalg.norm(centres, axis=1), kind="stable")
-        quads = (4 * back_to_front).astype("i4")[:, None]
+        distance = np.linalg.norm(centres, axis=1)
+        order = np.argsort(-distance if back_to_front else distance, kind="stable")
+        quads = (4 * order).astype("i4")[:, None]
         indices = (quads + np.array([0, 1, 2, 2, 3, 0], dtype="i4")).astype("i4")
         vbo_f = self.ctx.buffer(floats.tobytes())
         vbo_i = self.ctx.buffer(ints.tobytes())

@@ -35,48 +35,29 @@ from PIL import Image
 
 import client
 import gl
+import skins
 
 SIZE = 160
 VIEW_SIZE = 256
-CAMERAS_PER_CASE = 2
 BYSTANDER_LIGHT = (0, 240)
 # A pixel channel may differ this much and still be the same colour.
 CHANNEL_SLACK = 3
 VIEWS = {
     "front": ((0.4, 1.3, -3.2), (0.0, 1.0, 0.0)),
     "back": ((-0.4, 1.3, 3.2), (0.0, 1.0, 0.0)),
-    "right": ((-3.2, 1.2, 0.3), (0.0, 1.0, 0.0)),
-    "left": ((3.2, 1.2, -0.3), (0.0, 1.0, 0.0)),
+    # The model faces -Z, its right hand at +X.
+    "right": ((3.2, 1.2, -0.3), (0.0, 1.0, 0.0)),
+    "left": ((-3.2, 1.2, 0.3), (0.0, 1.0, 0.0)),
     "above": ((1.6, 3.4, -2.0), (0.0, 0.9, 0.0)),
 }
 VIEW_POSE = {
     "head": (-0.2, 0.35, 0.0),
     "body": (0.0, 0.0, 0.0),
-    "right_arm": (-1.9, 0.0, 0.25),
+    "right_arm": (-0.6, 0.0, 2.1),
     "left_arm": (0.5, 0.0, -0.15),
     "right_leg": (0.45, 0.0, 0.05),
     "left_leg": (-0.4, 0.0, -0.05),
 }
-OVERLAY_REGIONS = [(32, 0, 32, 16), (16, 32, 24, 16), (40, 32, 16, 16), (0, 32, 16, 16),
-                   (0, 48, 16, 16), (48, 48, 16, 16)]
-
-
-def test_skin():
-    """A 64x64 skin whose every texel has its own colour (red from x, green
-    from y, blue 160 for the base layer, 40 for the overlay) and whose
-    overlay is an all-or-nothing pattern: opaque texels and holes."""
-    y, x = np.mgrid[0:64, 0:64]
-    skin = np.zeros((64, 64, 4), dtype=np.uint8)
-    skin[..., 0] = 4 * x + 2
-    skin[..., 1] = 4 * y + 2
-    skin[..., 2] = 160
-    skin[..., 3] = 255
-    for (rx, ry, rw, rh) in OVERLAY_REGIONS:
-        region = (slice(ry, ry + rh), slice(rx, rx + rw))
-        skin[region + (2,)] = 40
-        holes = ((x[region] // 2 + y[region]) % 3) != 0
-        skin[region + (3,)] = np.where(holes, 0, 255)
-    return skin
 
 
 def slice_models(pack_dir, base, slices):
@@ -173,9 +154,10 @@ def covered(image):
 def check_slices(stage, job, models, rng):
     """Every slice, every vertex order, random cameras and rotations."""
     failures, cases, worst = [], 0, 0
+    cameras = job.get("cameras_per_case", 3)
     for item in job["slices"]:
         for order in client.VERTEX_ORDERS:
-            for _ in range(CAMERAS_PER_CASE):
+            for shot in range(cameras):
                 entity = np.array([rng.uniform(-50, 50), rng.uniform(60, 70), rng.uniform(-50, 50)])
                 pose = tuple(rng.uniform(-math.pi, math.pi, size=3))
                 part_matrix = (client.translate(*entity) @ random_rotation(rng)
@@ -184,8 +166,15 @@ def check_slices(stage, job, models, rng):
                 centre = (part_matrix @ np.array([box[0] + box[3] / 2, box[1] + box[4] / 2,
                                                   box[2] + box[5] / 2, 1.0]))[:3]
                 direction = rng.normal(size=3)
+                target = centre + rng.uniform(-0.1, 0.1, size=3)
+                if shot == 2:
+                    # Square on to one of the part's faces, at its centre:
+                    # the edges run along pixel rows and columns.
+                    axis = np.zeros(3)
+                    axis[rng.integers(3)] = rng.choice((-1.0, 1.0))
+                    direction, target = part_matrix[:3, :3] @ axis, centre
                 eye = centre + direction / np.linalg.norm(direction) * rng.uniform(1.2, 2.5)
-                camera = gl.Camera(eye, centre + rng.uniform(-0.1, 0.1, size=3), fov_deg=70.0)
+                camera = gl.Camera(eye, target, fov_deg=70.0)
                 twin = stage.render(camera, [twin_stream(item, models[item["k"]], part_matrix, order,
                                                          job["twin_light"])])
                 reference = stage.render(camera, [reference_stream(item, part_matrix)])
@@ -212,21 +201,29 @@ def body_streams(job, models, order, slim=False):
     return np.vstack(twins), np.vstack(references)
 
 
-def check_views(stage, job, models):
-    """The five views: each drawn in every vertex order and compared with
-    the PlayerModel; the vanilla order's picture against the committed PNG."""
+def check_views(coded, person, job, models):
+    """The five views. With the coded skin, in every vertex order, classic
+    and slim: the twins against the PlayerModel, and the twins with their
+    quads sorted the wrong way round against the right way (all-or-nothing
+    pixels make the order irrelevant: the pictures must be identical). With
+    the person skin: the picture, against the committed PNG."""
     views = []
     for name, (eye, target) in VIEWS.items():
         camera = gl.Camera(eye, target, fov_deg=50.0)
-        entry = {"name": name, "unexplained": {}}
+        entry = {"name": name, "unexplained": {}, "sorting_changes": 0}
         for order in client.VERTEX_ORDERS:
             for slim in (False, True):
                 twins, references = body_streams(job, models, order, slim)
-                twin = stage.render(camera, [twins])
-                reference = stage.render(camera, [references])
-                entry["unexplained"][f"{order}{'-slim' if slim else ''}"] = mismatch(twin, reference)[0]
-        twins, _ = body_streams(job, models, "vanilla")
-        picture = stage.render(camera, [twins], clear=(0.55, 0.7, 0.9, 1.0))
+                twin = coded.render(camera, [twins])
+                reference = coded.render(camera, [references])
+                case = f"{order}{'-slim' if slim else ''}"
+                entry["unexplained"][case] = mismatch(twin, reference)[0]
+                reversed_sort = coded.render(camera, [twins], back_to_front=False)
+                entry["sorting_changes"] += int(np.count_nonzero(np.any(reversed_sort != twin, axis=2)))
+        twins, references = body_streams(job, models, "vanilla")
+        picture = person.render(camera, [twins], clear=(0.55, 0.7, 0.9, 1.0))
+        entry["unexplained"]["person-skin"] = mismatch(
+            picture, person.render(camera, [references], clear=(0.55, 0.7, 0.9, 1.0)))[0]
         path = os.path.join(job["views_dir"], f"{name}.png")
         if job.get("write_views"):
             Image.fromarray(picture, "RGBA").save(path, optimize=True)
@@ -282,7 +279,7 @@ def main():
     with open(job.get("fragment_shader") or core + ".fsh", encoding="utf-8") as f:
         fragment = f.read()
     models = slice_models(job["pack_dir"], job["custom_model_data_base"], job["slices"])
-    stage = gl.Stage(vertex, fragment, test_skin(), SIZE)
+    stage = gl.Stage(vertex, fragment, skins.coded_skin(), SIZE)
     rng = np.random.default_rng(job.get("seed", 1))
     result = {"slices": check_slices(stage, job, models, rng)}
     if job.get("only_slices"):
@@ -290,10 +287,11 @@ def main():
         with open(job["result"], "w", encoding="utf-8") as f:
             json.dump(result, f, indent=1)
         return
-    view_stage = gl.Stage(vertex, fragment, test_skin(), VIEW_SIZE)
-    result["views"] = check_views(view_stage, job, models)
+    coded = gl.Stage(vertex, fragment, skins.coded_skin(), VIEW_SIZE)
+    person = gl.Stage(vertex, fragment, skins.person_skin(), VIEW_SIZE)
+    result["views"] = check_views(coded, person, job, models)
     count_line = next(line for line in vertex.splitlines() if line.startswith("#define SLICE_COUNT"))
-    unmapped = gl.Stage(vertex.replace(count_line, "#define SLICE_COUNT 1"), fragment, test_skin(), SIZE)
+    unmapped = gl.Stage(vertex.replace(count_line, "#define SLICE_COUNT 1"), fragment, skins.coded_skin(), SIZE)
     result["gate"] = check_gate(stage, unmapped, job)
     result["seconds"] = time.time() - started
     with open(job["result"], "w", encoding="utf-8") as f:

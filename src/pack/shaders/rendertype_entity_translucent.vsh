@@ -12,7 +12,8 @@
 //   moved back up it is within TWIN_RADIUS blocks of the camera (the
 //   server keeps every twin's view range short enough for that);
 // - its light (UV2) is TWIN_UV2, the brightness the server gives every
-//   twin and that nothing else in emoted's worlds has.
+//   twin (a bystander has it only at the fringe of a torch's light under
+//   open sky; see src/pack/shader.rs for what is left).
 // The constants below are generated from emoted's skin table
 // (src/pack/skin_uv.rs) and slice ids (src/pack/ids.rs).
 
