@@ -27,10 +27,12 @@
 //! vanilla; a fragment that lands in a layer's unused corner tile goes to
 //! the nearer face beside it; and every sample is kept inside the chosen
 //! face's rectangle, so a cut slice never shows rows it does not own. What
-//! is left: a pixel centre lying within that hair of the bottom cap's front
-//! edge (its tile borders the left side's) or of the base back's outer
-//! edge (it borders the hat's right side) can take that other face's edge
-//! texel. The render test (`tests/render/README.md`) compares every pixel
+//! is left are the three tile edges of a layer that are not box edges: a
+//! pixel centre lying within that hair of the edge where the two caps'
+//! tiles touch, of the bottom cap's front edge (its tile borders the left
+//! side's) or of the base back's outer edge (it borders the hat's right
+//! side) can take the other tile's edge texel, as a vanilla player's
+//! pixel exactly on a face's texture edge can take the texel beyond it. The render test (`tests/render/README.md`) compares every pixel
 //! with a `PlayerModel` drawn by the same program and forgives only lone
 //! pixels whose colour is one pixel away.
 //!

@@ -7,21 +7,24 @@ Run by `tests/render_twins.rs` with one argument, a job file (JSON):
      "fragment_shader": optional path of a fragment stage to use instead,
      "slices": [{"k", "part", "slim", "rows": [start, end]}...],
      "custom_model_data_base", "twin_light": [u, v], "views_dir",
-     "write_views": bool, "seed", "result": where to write the result}
+     "write_views": bool, "only_slices": bool, "cameras_per_case" (3),
+     "seed", "result": where to write the result}
 
-For every slice k of the pack, under random cameras and random part
-rotations, in each client's vertex order (`client.VERTEX_ORDERS`), it draws
-the twin as the client does (a skull in an item display with
-CustomModelData base + k, moved 512 k blocks down, its quads sorted back to
-front by where they are drawn) and a `PlayerModel`'s part cut to the
-slice's rows where the twin should land, each alone, and compares the two
-images. The skin gives every texel its own colour, so a pixel shows the
-same texel in both or differs. A pixel that differs counts only when its
-colour is nowhere in the other image's 3x3 neighbourhood of it: a sub-pixel
-shift of an edge (a twin's vertices pass through 24,000 blocks of float)
-moves a boundary by at most a pixel, while a wrong texel, a wrong face or a
-misplaced part does not. Then the five views of a whole posed body
-(`views_dir/*.png`), and the gate (see `check_gate`).
+For every slice k of the pack, in each client's vertex order
+(`client.VERTEX_ORDERS`), under random part rotations and cameras (the
+third square on to a face), it draws the twin as the client does (a skull
+in an item display with CustomModelData base + k, moved 512 k blocks down)
+and a `PlayerModel`'s part cut to the slice's rows where the twin should
+land, each alone, and compares the two images (`mismatch`). The coded skin
+gives every texel its own colour, so a pixel shows the same texel in both
+or differs. A differing pixel is explained when the colour of either
+image there appears within one pixel in the other: a sub-pixel shift of an
+edge (a twin's vertices pass through up to 24,000 blocks of float) moves a
+boundary by at most a pixel. Unexplained pixels may only be lone corner
+pixels (none touching another, at most 1 in 500); a wrong texel, a wrong
+face or a misplaced part shows as a patch. Then the five
+views of a whole posed body (`check_views`, `views_dir/*.png`) and the gate
+(`check_gate`).
 """
 
 import json
