@@ -242,20 +242,23 @@ def check_views(coded, person, job, models):
 
 def bystander_stream(light):
     """A whole PlayerModel standing 300 blocks below the camera (at the
-    origin), lit with `light`."""
+    origin), wearing a player head (`CustomHeadLayer` draws the skull's two
+    cubes 1.1875 times the head's size), lit with `light`."""
     rng = np.random.default_rng(7)
+    body = client.translate(0.0, -301.0, 0.0) @ random_rotation(rng)
     parts = []
     for part in client.PARTS:
-        matrix = (client.translate(0.0, -301.0, 0.0) @ random_rotation(rng)
-                  @ client.player_part_matrix(part, (0.0, 0.0, 0.0)))
+        matrix = body @ client.player_part_matrix(part, (0.0, 0.0, 0.0))
         full = client.part_layout(part, False)[1][2][4]
         parts.append(reference_stream({"part": part, "slim": False, "rows": (0, full)}, matrix, light))
+    worn = body @ client.player_part_matrix("head", (0.0, 0.0, 0.0)) @ client.scale(1.1875, 1.1875, 1.1875)
+    parts.append(client.emit(client.skull_cubes(), worn, "vanilla", light))
     return np.vstack(parts)
 
 
 def check_gate(stage, unmapped, job):
-    """Bystanders: a player (its head is a skull's box too) 300 blocks
-    below the camera decodes as k = 1 and lies within the decode radius
+    """Bystanders: a player wearing a player head 300 blocks below the
+    camera decodes as k = 1 and lies within the decode radius
     once moved up. Lit by the world it must be drawn where it is, exactly
     as with the remap switched off (`unmapped`: the same program with
     SLICE_COUNT 1); lit as a twin it is moved 512 blocks up and leaves the
