@@ -211,7 +211,7 @@ fn merges_the_admins_pack_and_lists_the_conflicts() {
 
     assert_eq!(entry(&bytes, TEXTURE), "admin stone");
     assert_eq!(entry(&bytes, "pack.png"), "PNG icon", "their icon");
-    assert!(entry(&bytes, VSH).contains("SLICE_RECTS"), "our shader won");
+    assert!(entry(&bytes, VSH).contains("TWIN_UV2"), "our shader won");
     let meta: serde_json::Value =
         serde_json::from_str(&entry(&bytes, "pack.mcmeta")).expect("JSON");
     assert_eq!(meta["pack"]["pack_format"], 15);

@@ -396,7 +396,7 @@ mod tests {
         }
         assert!(read(
             &built.zip_bytes,
-            "assets/minecraft/shaders/core/rendertype_entity_translucent.vsh"
+            "assets/minecraft/shaders/core/rendertype_entity_translucent.fsh"
         )
         .contains("SLICE_RECTS[108]"));
     }

@@ -2,14 +2,79 @@
 //!
 //! 1.20.1 draws a player-head skull that has a skin texture with the
 //! `entity_translucent` render type, so replacing that one program (its
-//! `.json`, `.vsh` and `.fsh`) reaches every skin-bound display. The vertex
-//! stage (`shaders/rendertype_entity_translucent.vsh`, a template) does what
-//! vanilla does, and for a skull moved `512·k` blocks down (k ≥ 1, decoded
-//! from the vertex's world-space height below the camera, within ±256
-//! blocks of the camera's height) it moves the vertex back and remaps the
-//! skull's UVs to slice k's face rectangles of the same layer. The fragment
-//! stage is vanilla's, plus dropping triangles that straddle two slice
-//! windows.
+//! `.json`, `.vsh` and `.fsh`) reaches every skin-bound display.
+//!
+//! ## The model
+//! A **twin** is a skull that emoted moved `512·k` blocks down (k ≥ 1):
+//! slice k of a player's body. The vertex stage
+//! (`shaders/rendertype_entity_translucent.vsh`) decodes k from the
+//! vertex's world-space height below the camera, moves the vertex back up
+//! and passes k on. The fragment stage (`….fsh`) finds the skull face and
+//! layer from the fragment's own interpolated UV (each face of the skull's
+//! two 8×8×8 box-UV cubes is one 8×8 tile of the skin) and maps the
+//! fragment's place in that tile linearly onto slice k's rectangle of the
+//! same face and layer. Nothing depends on the order in which a client
+//! writes a cube's faces or corners: vanilla writes down, up, west, north,
+//! east, south; Sodium 0.5.0–0.5.3 east, west, down, up, north, south;
+//! Sodium 0.5.6 and later down, up, north, south, east, west; all
+//! three give each face the same UV rectangle, so a fragment's UV lies in
+//! the same tile. `tests/render_twins.rs` renders all three.
+//!
+//! **Edges.** A fragment on a face's edge can be interpolated a hair (float
+//! rounding, about 10⁻⁵ texel) into the next tile. Across the side–side
+//! and cap–front tile edges that tile is the face across the same 3D edge,
+//! and its edge texel is the one the neighbouring face shows there, as in
+//! vanilla; a fragment that lands in a layer's unused corner tile goes to
+//! the nearer face beside it; and every sample is kept inside the chosen
+//! face's rectangle, so a cut slice never shows rows it does not own. What
+//! is left are the three tile edges of a layer that are not box edges: a
+//! pixel centre lying within that hair of the edge where the two caps'
+//! tiles touch, of the bottom cap's front edge (its tile borders the left
+//! side's) or of the base back's outer edge (it borders the hat's right
+//! side) can take the other tile's edge texel, as a vanilla player's
+//! pixel exactly on a face's texture edge can take the texel beyond it. The render test (`tests/render/README.md`) compares every pixel
+//! with a `PlayerModel` drawn by the same program and forgives only lone
+//! pixels whose colour is one pixel away.
+//!
+//! **Overlay pixels of twins are all-or-nothing**: texel alpha under 0.5 is
+//! cut and the rest is drawn opaque, so the order in which translucent
+//! geometry is sorted (by the positions 512·k blocks down) cannot change
+//! them. Vanilla geometry keeps vanilla's cut at 0.1 and its blending.
+//!
+//! ## The gate
+//! Geometry that is not a twin must be drawn untouched: a player or a worn
+//! head 256+ blocks below the camera decodes as some k too. A vertex is a
+//! twin's only when all of these hold:
+//!
+//! 1. it is drawn in the world (perspective) from a 64×64 skin;
+//! 2. it lies `512·k` blocks below the camera with `1 ≤ k <` the table's
+//!    length, and moved back up it is within [`TWIN_RADIUS_BLOCKS`] of the
+//!    camera (the server clamps every twin's view range to ≤ 0.78, 250
+//!    blocks at the client's largest entity distance, so a twin always is);
+//! 3. its packed light (`UV2`) is the fixed brightness
+//!    [`TWIN_BLOCK_LIGHT`]/[`TWIN_SKY_LIGHT`] that the server sends on
+//!    every twin ([`twin_brightness_packed`]).
+//!
+//! What each costs and leaves: (2) alone is no real band, since a twin may
+//! be anywhere within 250 blocks; it drops only geometry that would land
+//! more than 256 blocks from the camera. (3) is what separates: a display's
+//! brightness override is the one per-vertex input the server controls
+//! that a player model or a worn head does not share (their light is what
+//! the client finds where they stand; vertex colour and overlay are the
+//! same for a display's skull and a worn head). Its cost is that twins do
+//! not follow the world's light. On a valence server that costs nothing:
+//! valence sends no light data and gives every dimension full ambient
+//! light, so every light level draws alike. In a world with real light,
+//! twins would stay lit as under open sky in caves and at night.
+//!
+//! What is left: a bystander 256–320 blocks below the camera (320 is the
+//! farthest a client draws a player, at 500 % entity distance) that the
+//! client lights at exactly block light 1 and sky light 15 (the fringe of a
+//! torch's light under open sky) is still drawn 512 blocks higher. A
+//! bystander 256 blocks down lit otherwise, and everything nearer, is drawn
+//! untouched. The item models' transform cannot carry a mark the shader
+//! could read: it only moves and scales the skull, as a node's own
+//! transform does.
 //!
 //! The constants are generated here from [`SliceTable`] and the skin table
 //! ([`skin_uv`](super::skin_uv)): per k, per layer, per face, one `vec4`
@@ -34,11 +99,38 @@ pub const CORE_SHADER_DIR: &str = "assets/minecraft/shaders/core";
 /// The program's name (its three files share it).
 pub const PROGRAM_NAME: &str = "rendertype_entity_translucent";
 
-/// The line of the vertex template that the generated tables replace.
+/// The line of the vertex template that the generated defines replace.
+const DEFINES_MARKER: &str = "//@SLICE_DEFINES@";
+
+/// The line of the fragment template that the generated tables replace.
 const TABLES_MARKER: &str = "//@SLICE_TABLES@";
 
 const VERTEX_TEMPLATE: &str = include_str!("shaders/rendertype_entity_translucent.vsh");
-const FRAGMENT_SOURCE: &str = include_str!("shaders/rendertype_entity_translucent.fsh");
+const FRAGMENT_TEMPLATE: &str = include_str!("shaders/rendertype_entity_translucent.fsh");
+
+/// The block light of every twin's brightness override: part of the
+/// shader's gate (see the module docs). Anything else is lit like this
+/// only at the fringe of a torch's light under open sky.
+pub const TWIN_BLOCK_LIGHT: u8 = 1;
+
+/// The sky light of every twin's brightness override (see
+/// [`TWIN_BLOCK_LIGHT`]).
+pub const TWIN_SKY_LIGHT: u8 = 15;
+
+/// How far from the camera (in blocks) a twin can be once moved back up:
+/// half the slice spacing, the decode window. The server keeps every twin
+/// nearer (view range ≤ 0.78 is 250 blocks at the largest entity distance).
+pub const TWIN_RADIUS_BLOCKS: f32 = SLICE_SPACING_BLOCKS / 2.0;
+
+/// How far (in pixels) a twin's sample stays inside its face's rectangle.
+const EDGE_INSET_PX: f32 = 0.001;
+
+/// The display entity `brightness` value (block light · 16 + sky light ·
+/// 2²⁰, as 1.20.1 packs it) that the server must send on every twin, and
+/// only on twins: the vertex stage remaps nothing else.
+pub fn twin_brightness_packed() -> i32 {
+    (i32::from(TWIN_BLOCK_LIGHT) << 4) | (i32::from(TWIN_SKY_LIGHT) << 20)
+}
 
 /// The skull's tile of each face (row · 4 + column of its 8×8 tiles,
 /// counted from the base layer's corner), from the head's row of the table.
@@ -52,16 +144,10 @@ fn tile_of(face: Face) -> usize {
         + usize::from(rect.x_px.saturating_sub(u)) / side
 }
 
-/// The GLSL constants for `table`: spacing, counts, the skull's tile map and
-/// every slice's face rectangles.
-pub fn slice_tables_glsl(table: &SliceTable) -> String {
+/// The GLSL defines both stages share: spacing, count, skin size and the
+/// gate's constants.
+pub fn slice_defines_glsl(table: &SliceTable) -> String {
     let head = part_layout(BodyPart::Head, false);
-    let mut faces_of_tiles = [-1i32; 8];
-    for (index, face) in Face::ALL.iter().enumerate() {
-        if let Some(slot) = faces_of_tiles.get_mut(tile_of(*face)) {
-            *slot = index as i32;
-        }
-    }
     let mut out = String::new();
     // Writing to a String cannot fail.
     let _ = writeln!(out, "#define SLICE_SPACING {SLICE_SPACING_BLOCKS:.1}");
@@ -72,7 +158,28 @@ pub fn slice_tables_glsl(table: &SliceTable) -> String {
         "#define SKULL_FACE {:.1}",
         f32::from(head.size.width_px)
     );
-    let _ = writeln!(out, "#define BOTTOM_TILE {}", tile_of(Face::Bottom));
+    let _ = writeln!(out, "#define TWIN_RADIUS {TWIN_RADIUS_BLOCKS:.1}");
+    let _ = writeln!(
+        out,
+        "// A twin's packed light: block light {TWIN_BLOCK_LIGHT}, sky light {TWIN_SKY_LIGHT}.\n\
+         #define TWIN_UV2 ivec2({}, {})",
+        u16::from(TWIN_BLOCK_LIGHT) * 16,
+        u16::from(TWIN_SKY_LIGHT) * 16
+    );
+    out
+}
+
+/// The GLSL constants of the fragment stage for `table`: the shared
+/// defines, the skull's tile map and every slice's face rectangles.
+pub fn slice_tables_glsl(table: &SliceTable) -> String {
+    let mut faces_of_tiles = [-1i32; 8];
+    for (index, face) in Face::ALL.iter().enumerate() {
+        if let Some(slot) = faces_of_tiles.get_mut(tile_of(*face)) {
+            *slot = index as i32;
+        }
+    }
+    let mut out = slice_defines_glsl(table);
+    let _ = writeln!(out, "#define EDGE_INSET {EDGE_INSET_PX:.3}");
     let tiles: Vec<String> = faces_of_tiles.iter().map(i32::to_string).collect();
     let _ = writeln!(
         out,
@@ -119,12 +226,12 @@ pub fn slice_tables_glsl(table: &SliceTable) -> String {
 
 /// The vertex shader for `table`.
 pub fn vertex_shader(table: &SliceTable) -> String {
-    VERTEX_TEMPLATE.replacen(TABLES_MARKER, slice_tables_glsl(table).trim_end(), 1)
+    VERTEX_TEMPLATE.replacen(DEFINES_MARKER, slice_defines_glsl(table).trim_end(), 1)
 }
 
-/// The fragment shader (the same for every table).
-pub fn fragment_shader() -> &'static str {
-    FRAGMENT_SOURCE
+/// The fragment shader for `table`.
+pub fn fragment_shader(table: &SliceTable) -> String {
+    FRAGMENT_TEMPLATE.replacen(TABLES_MARKER, slice_tables_glsl(table).trim_end(), 1)
 }
 
 /// The program definition: vanilla 1.20.1's blend, attributes, samplers
@@ -165,7 +272,7 @@ pub fn shader_files(table: &SliceTable) -> Vec<(String, Vec<u8>)> {
     vec![
         (path("json"), program_json().into_bytes()),
         (path("vsh"), vertex_shader(table).into_bytes()),
-        (path("fsh"), fragment_shader().as_bytes().to_vec()),
+        (path("fsh"), fragment_shader(table).into_bytes()),
     ]
 }
 
@@ -199,11 +306,16 @@ mod tests {
     #[test]
     fn the_shader_tables_are_the_skin_table() {
         let table = table();
-        let glsl = vertex_shader(&table);
+        let glsl = fragment_shader(&table);
         assert!(!glsl.contains(TABLES_MARKER));
         assert!(glsl.contains(&format!("#define SLICE_COUNT {}", table.len())));
         assert!(glsl.contains("const int FACE_OF_TILE[8] = int[](-1, 0, 1, -1, 2, 3, 4, 5);"));
-        assert!(glsl.contains("#define BOTTOM_TILE 2"));
+        // The vertex stage gets the defines (the gate's among them), not the tables.
+        let vertex = vertex_shader(&table);
+        assert!(!vertex.contains(DEFINES_MARKER) && !vertex.contains("SLICE_RECTS"));
+        assert!(vertex.contains(&format!("#define SLICE_COUNT {}", table.len())));
+        assert!(vertex.contains("#define TWIN_UV2 ivec2(16, 240)"));
+        assert!(vertex.contains("#define TWIN_RADIUS 256.0"));
         let rects = rects_in(&glsl);
         let mut expected = Vec::new();
         for (_, slice) in table.iter() {
@@ -247,34 +359,49 @@ mod tests {
         assert!(files.iter().all(|(p, _)| p.starts_with(CORE_SHADER_DIR)));
     }
 
-    /// The vertex stage's `sliceUv`, step for step, in pixels.
-    fn slice_uv_port(px: (f32, f32), vertex_id: usize, rects: &[[f32; 4]], k: usize) -> (f32, f32) {
-        let corner = vertex_id % 4;
-        let quad = (vertex_id / 4) % 6;
-        let at_u_max = if corner == 0 || corner == 3 { 1.0 } else { 0.0 };
-        let first_row = corner < 2;
-        let tile_u = px.0 - at_u_max * 8.0;
-        let column = (tile_u / 8.0 + 0.5).floor() as i32;
-        let bottom_column = column.rem_euclid(4) == tile_of(Face::Bottom) as i32 % 4;
-        let backwards = if bottom_column && !first_row {
-            px.1 < 4.0
-        } else {
-            bottom_column && quad == 1
-        };
-        let at_v_max = if first_row == backwards { 1.0 } else { 0.0 };
-        let tile_v = px.1 - at_v_max * 8.0;
-        let row = (tile_v / 8.0 + 0.5).floor() as i32;
-        assert!(
-            (0..8).contains(&column) && (0..2).contains(&row),
-            "{px:?} {vertex_id}"
+    /// The fragment stage's `sliceUv`, step for step, in pixels.
+    fn slice_uv_port(px: (f32, f32), rects: &[[f32; 4]], k: usize) -> (f32, f32) {
+        let side = 8.0;
+        let mut tile = (
+            (px.0 / side).floor().clamp(0.0, 7.0),
+            (px.1 / side).floor().clamp(0.0, 1.0),
         );
-        let face = Face::ALL
-            .iter()
-            .position(|f| tile_of(*f) as i32 == row * 4 + column % 4)
-            .expect("a face");
-        let layer = (column / 4) as usize;
-        let r = rects[(k * 2 + layer) * 6 + face];
-        (r[0] + at_u_max * r[2], r[1] + at_v_max * r[3])
+        let mut within = (
+            (px.0 / side - tile.0).clamp(0.0, 1.0),
+            (px.1 / side - tile.1).clamp(0.0, 1.0),
+        );
+        let mut column = tile.0 as usize;
+        let faces = [-1, 0, 1, -1, 2, 3, 4, 5];
+        let mut face = faces[tile.1 as usize * 4 + column % 4];
+        if face < 0 {
+            let left = column % 4 == 0;
+            let to_cap = if left { 1.0 - within.0 } else { within.0 };
+            if to_cap < 1.0 - within.1 {
+                column = if left { column + 1 } else { column - 1 };
+                within.0 = if left { 0.0 } else { 1.0 };
+            } else {
+                within.1 = 0.0;
+                tile.1 = 1.0;
+            }
+            face = faces[tile.1 as usize * 4 + column % 4];
+        }
+        let r = rects[(k * 2 + column / 4) * 6 + face as usize];
+        let inset = EDGE_INSET_PX;
+        (
+            (r[0] + within.0 * r[2]).clamp(r[0] + inset, r[0] + r[2] - inset),
+            (r[1] + within.1 * r[3]).clamp(r[1] + inset, r[1] + r[3] - inset),
+        )
+    }
+
+    /// The point at `(s, t)` of a quad's corners, bilinearly.
+    fn lerp_quad(corners: &[(f32, f32)], s: f32, t: f32) -> (f32, f32) {
+        let mix =
+            |a: (f32, f32), b: (f32, f32), f: f32| (a.0 + (b.0 - a.0) * f, a.1 + (b.1 - a.1) * f);
+        mix(
+            mix(corners[0], corners[1], s),
+            mix(corners[3], corners[2], s),
+            t,
+        )
     }
 
     /// The corners of vanilla 1.20.1's `ModelPart.Cube` for a box at
@@ -298,9 +425,9 @@ mod tests {
     }
 
     #[test]
-    fn the_decode_maps_a_vanilla_skull_onto_each_slice_face_for_face() {
+    fn the_remap_maps_every_point_of_a_vanilla_skull_onto_each_slice_face() {
         let table = table();
-        let rects: Vec<[f32; 4]> = rects_in(&vertex_shader(&table))
+        let rects: Vec<[f32; 4]> = rects_in(&fragment_shader(&table))
             .iter()
             .map(|r| r.map(f32::from))
             .collect();
@@ -309,12 +436,15 @@ mod tests {
             .iter()
             .flat_map(|&u| vanilla_cube(u, 0.0, 8.0, 8.0, 8.0))
             .collect();
+        // Points inside each quad, a hair from its edges included; and its
+        // edges and a hair beyond them.
+        let inside = [1e-3, 0.3, 0.5, 0.9, 1.0 - 1e-3];
+        let edges = [-1e-5, 0.0, 1.0, 1.0 + 1e-5];
         for (id, slice) in table.iter() {
             for (layer_index, layer) in Layer::ALL.iter().enumerate() {
-                // What vanilla's cube code would give each corner if the
-                // slice were a real box with these face rectangles.
-                let mut expected = Vec::new();
                 for (face_index, face) in Face::ALL.iter().enumerate() {
+                    // What vanilla's cube code gives this face's corners if
+                    // the slice were a real box with these rectangles.
                     let r = slice.face_rect(*layer, *face);
                     let (x, y) = (f32::from(r.x_px), f32::from(r.y_px));
                     let (w, h) = (f32::from(r.width_px), f32::from(r.height_px));
@@ -323,12 +453,36 @@ mod tests {
                     } else {
                         (y, y + h)
                     };
-                    expected.extend([(x + w, v1), (x, v1), (x, v2), (x + w, v2)]);
-                }
-                for (i, want) in expected.iter().enumerate() {
-                    let vertex = layer_index * 24 + i;
-                    let got = slice_uv_port(skull[vertex], vertex, &rects, usize::from(id.index()));
-                    assert_eq!(got, *want, "k {} {layer:?} vertex {vertex}", id.index());
+                    let want = [(x + w, v1), (x, v1), (x, v2), (x + w, v2)];
+                    let quad = (layer_index * 6 + face_index) * 4;
+                    let corners = &skull[quad..quad + 4];
+                    let k = usize::from(id.index());
+                    for s in inside {
+                        for t in inside {
+                            let got = slice_uv_port(lerp_quad(corners, s, t), &rects, k);
+                            let expected = lerp_quad(&want, s, t);
+                            assert!(
+                                (got.0 - expected.0).abs() <= 1e-3
+                                    && (got.1 - expected.1).abs() <= 1e-3,
+                                "k {k} {layer:?} {face:?} at ({s}, {t}): {got:?}, not {expected:?}"
+                            );
+                        }
+                    }
+                    // On and a hair off an edge, a fragment samples inside
+                    // one of slice k's own rectangles (that face's or the
+                    // neighbouring tile's face's), never outside them.
+                    for s in edges.iter().chain(&inside) {
+                        for t in edges {
+                            for (s, t) in [(*s, t), (t, *s)] {
+                                let got = slice_uv_port(lerp_quad(corners, s, t), &rects, k);
+                                let owned = rects[k * 12..k * 12 + 12].iter().any(|r| {
+                                    (r[0]..=r[0] + r[2]).contains(&got.0)
+                                        && (r[1]..=r[1] + r[3]).contains(&got.1)
+                                });
+                                assert!(owned, "k {k} {layer:?} {face:?} at ({s}, {t}): {got:?}");
+                            }
+                        }
+                    }
                 }
             }
         }

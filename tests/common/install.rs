@@ -1,5 +1,5 @@
 //! Installing what the tests run, under a lock: the npm test client once per
-//! machine (`npm ci`), and Debian tools (`apt-get install`).
+//! machine (`npm ci`), and Debian tools and packages (`apt-get install`).
 
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
@@ -84,13 +84,21 @@ fn install_client() -> Result<(), String> {
 /// binaries running at the same time (from any checkout) do not race apt.
 /// Panics with apt's output when the install fails.
 pub fn ensure_debian_tool(command: &str, package: &str) {
+    let present = || runs(command);
+    ensure_debian_packages(command, &present, &[package]);
+}
+
+/// Makes sure `present()` holds, installing the Debian `packages` when it
+/// does not, as [`ensure_debian_tool`] does for one program. `what` names
+/// the thing for the lock-free cache and the panic message.
+pub fn ensure_debian_packages(what: &str, present: &dyn Fn() -> bool, packages: &[&str]) {
     static DONE: Mutex<BTreeMap<String, Result<(), String>>> = Mutex::new(BTreeMap::new());
     let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
     let result = done
-        .entry(command.to_owned())
-        .or_insert_with(|| install_debian_tool(command, package));
+        .entry(what.to_owned())
+        .or_insert_with(|| install_debian_packages(present, packages));
     if let Err(e) = result {
-        panic!("could not install `{command}` (Debian package {package}): {e}");
+        panic!("could not install {what} (Debian packages {packages:?}): {e}");
     }
 }
 
@@ -104,13 +112,13 @@ fn runs(command: &str) -> bool {
         .is_ok()
 }
 
-fn install_debian_tool(command: &str, package: &str) -> Result<(), String> {
-    if runs(command) {
+fn install_debian_packages(present: &dyn Fn() -> bool, packages: &[&str]) -> Result<(), String> {
+    if present() {
         return Ok(());
     }
     let lock_path = std::env::temp_dir().join("emoted-apt-install.lock");
     let _lock = InstallLock::acquire(&lock_path)?;
-    if runs(command) {
+    if present() {
         return Ok(());
     }
     let apt = |args: &[&str]| {
@@ -121,7 +129,8 @@ fn install_debian_tool(command: &str, package: &str) -> Result<(), String> {
             .output()
             .map_err(|e| format!("cannot run `apt-get`: {e}"))
     };
-    let install = ["install", "-y", "--no-install-recommends", package];
+    let mut install = vec!["install", "-y", "--no-install-recommends"];
+    install.extend_from_slice(packages);
     let started = Instant::now();
     let mut output = apt(&install)?;
     if !output.status.success() {
@@ -136,16 +145,18 @@ fn install_debian_tool(command: &str, package: &str) -> Result<(), String> {
         }
         output = apt(&install)?;
     }
-    if !output.status.success() || !runs(command) {
+    if !output.status.success() || !present() {
         return Err(format!(
-            "`apt-get install {package}` failed ({}):\n{}\n{}",
+            "`apt-get install {}` failed ({}):\n{}\n{}",
+            packages.join(" "),
             output.status,
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         ));
     }
     eprintln!(
-        "installed {package} with apt-get in {:.1} s",
+        "installed {} with apt-get in {:.1} s",
+        packages.join(" "),
         started.elapsed().as_secs_f64()
     );
     Ok(())

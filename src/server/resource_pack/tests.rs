@@ -482,7 +482,7 @@ fn the_admins_pack_is_served_inside_ours_and_read_again_on_reload() {
     assert_eq!(status, 200);
     assert_eq!(sha1_hex(&body), first.sha1_hex());
     assert_eq!(zip_entry(&body, TEXTURE), "stone 1");
-    assert!(zip_entry(&body, VSH).contains("SLICE_RECTS"), "our shader");
+    assert!(zip_entry(&body, VSH).contains("TWIN_UV2"), "our shader");
     assert!(zip_entry(&body, "pack.mcmeta").contains("Ours + emoted"));
 
     // A changed admin pack is read by the next reload (which changes the
