@@ -9,7 +9,8 @@
 //! window k takes effect with interpolation duration 0 (interpolated, the
 //! client would draw it sweeping through the other slices' windows); and
 //! its view range is at most 0.78, so no client draws it from 256 blocks
-//! away.
+//! away; and it carries the brightness by which the shader tells it from
+//! a bystander.
 
 mod common;
 
@@ -21,6 +22,9 @@ use serde_json::Value;
 
 /// `CustomModelData` of slice 0 (`pack::ids::CUSTOM_MODEL_DATA_BASE`).
 const MODEL_DATA_BASE: i64 = 0x45_4D00;
+
+/// `pack::shader::twin_brightness_packed()`: block light 1, sky light 15.
+const TWIN_BRIGHTNESS: i64 = (1 << 4) | (15 << 20);
 
 /// `pack::ids::TWIN_MAX_VIEW_RANGE`.
 const TWIN_MAX_VIEW_RANGE: f64 = 0.78;
@@ -128,6 +132,12 @@ fn every_twin_is_born_dressed_jumps_between_windows_and_is_never_drawn_from_afar
                 assert!(
                     is_player_head(state) && model_data(state).is_some(),
                     "twin {id}, packet {index}: drawn undressed: {state:?}"
+                );
+                // The brightness the shader knows twins by.
+                assert_eq!(
+                    state.get("brightness").and_then(Value::as_i64),
+                    Some(TWIN_BRIGHTNESS),
+                    "twin {id}, packet {index}: {state:?}"
                 );
             }
             let now = window_of(state);

@@ -36,12 +36,13 @@ const PYTHON: &str = "/usr/bin/python3";
 
 /// The Debian packages the harness needs: Python's GL binding, arrays and
 /// PNGs, and Mesa's EGL with the llvmpipe driver.
-const PACKAGES: [&str; 6] = [
+const PACKAGES: [&str; 7] = [
     "python3-moderngl",
     "python3-numpy",
     "python3-pil",
     "libegl1",
     "libegl-mesa0",
+    "libgl1",
     "libgl1-mesa-dri",
 ];
 
@@ -62,7 +63,13 @@ fn scratch(name: &str) -> PathBuf {
 
 fn harness_can_run() -> bool {
     Command::new(PYTHON)
-        .args(["-c", "import moderngl, numpy, PIL"])
+        // The modules, and a headless context: glcontext also needs
+        // libGL.so.1 (libgl1), which a machine may lack while it has EGL.
+        .args([
+            "-c",
+            "import moderngl, numpy, PIL; \
+             moderngl.create_standalone_context(backend='egl', require=330)",
+        ])
         .output()
         .is_ok_and(|o| o.status.success())
 }

@@ -25,6 +25,7 @@ use crate::format::node::{Arm, ItemContent, ItemDisplayContext, NodeKind, Partic
 use crate::pack::ids::TWIN_MAX_VIEW_RANGE;
 use crate::pack::models::SLICE_DISPLAY_MODE;
 use crate::pack::profile::SkinProfile;
+use crate::pack::shader::twin_brightness_packed;
 use crate::pack::skin_uv::Slice;
 use crate::server::events::{DisplayAudience, EmoteDisplay};
 use crate::server::skin::{skin_of, PackSlices, PlayerSkin};
@@ -112,11 +113,14 @@ pub(super) fn spawn_display(
         }
     }
     if role == DisplayRole::PackPart {
-        // The shader needs the offset straight down, and the slice's window
-        // must hold wherever a client can draw it from.
+        // The shader needs the offset straight down, the slice's window
+        // must hold wherever a client can draw it from, and the twin
+        // brightness is how the shader tells a twin from a bystander
+        // (it replaces the file's brightness: see `pack::shader`).
         entity.insert((
             Billboard(0),
             ViewRange(common.fields.view_range.min(TWIN_MAX_VIEW_RANGE)),
+            Brightness(twin_brightness_packed()),
         ));
     }
     Some(entity.id())

@@ -27,6 +27,12 @@
 //! - Every later change of k (a new pack, another partner) is a jump with
 //!   duration 0; updates within a window are the node's own, moved down
 //!   ([`super::send::write_updates`]).
+//! - Its brightness is the twin brightness
+//!   ([`crate::pack::shader::twin_brightness_packed`], block light 1 and
+//!   sky light 15, whatever the file says): the shader moves back and
+//!   remaps only geometry that carries it, so bystanders are drawn as
+//!   they are. A twin is therefore lit as under open sky (day and night
+//!   still apply), never darker in a cave.
 //! - Its view range is at most 0.78, whatever the file says
 //!   ([`crate::pack::ids::TWIN_MAX_VIEW_RANGE`]), so no client draws it from 256 blocks away or more, where the
 //!   shader would read another window.
