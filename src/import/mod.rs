@@ -39,6 +39,8 @@ pub mod gltf;
 mod golden;
 pub mod humanoid;
 pub mod keys;
+#[cfg(test)]
+mod keys_tests;
 pub mod legacy;
 pub mod playeranimator;
 pub mod scene;
