@@ -200,6 +200,7 @@ mod tests {
     use super::*;
     use crate::format::clip::parse_clip_json;
     use crate::import::emotecraft_json::read_emote;
+    use crate::import::keys_tests::assert_no_wide_segment;
     use crate::import::playeranimator::import_bone_animation;
     use crate::library::clips::clip_poses;
 
@@ -251,6 +252,16 @@ mod tests {
         }
     }
 
+    /// The numbers of a clip key's value (`[time, [x, y, z, w]]`).
+    fn key_numbers(key: &Value) -> Vec<f64> {
+        key[1]
+            .as_array()
+            .expect("[x, y, z, w]")
+            .iter()
+            .filter_map(Value::as_f64)
+            .collect()
+    }
+
     #[test]
     fn a_head_spinning_in_quarter_keys_comes_back_from_its_clip_the_same_way() {
         // 360° of yaw in four 90° keys, 5 ticks apart: the half-turn key at
@@ -274,24 +285,18 @@ mod tests {
             .as_array()
             .cloned()
             .expect("the head turns");
-        let key = |k: &Value| {
-            let q: Vec<f32> = k[1]
-                .as_array()
-                .expect("[x, y, z, w]")
-                .iter()
-                .filter_map(Value::as_f64)
-                .map(|c| c as f32)
-                .collect();
-            (
-                k[0].as_f64().expect("seconds"),
-                read_back_quat(&[q[0], q[1], q[2], q[3]].map(f64::from)),
-            )
-        };
-        for pair in keys.windows(2) {
-            let ((a, from), (b, to)) = (key(&pair[0]), key(&pair[1]));
-            let turn = from.angle_between(to).to_degrees();
-            assert!(turn < 179.0, "{a} s → {b} s turns {turn}°: {clip}");
-        }
+        let read_back: Vec<(f64, Quat)> = keys
+            .iter()
+            .map(|k| {
+                let q = key_numbers(k);
+                let seconds = k[0].as_f64().expect("seconds");
+                (
+                    seconds * TICKS_PER_SECOND,
+                    read_back_quat(&[q[0], q[1], q[2], q[3]]),
+                )
+            })
+            .collect();
+        assert_no_wide_segment(&read_back, "a spinning head's clip");
     }
 
     #[test]
@@ -315,12 +320,7 @@ mod tests {
         // Every rotation key is [time, [x, y, z, w]] with a unit quaternion.
         for channel in joints.values().filter_map(|j| j.get("rotation")) {
             for key in channel.as_array().expect("keys") {
-                let q: Vec<f64> = key[1]
-                    .as_array()
-                    .expect("value")
-                    .iter()
-                    .filter_map(Value::as_f64)
-                    .collect();
+                let q = key_numbers(key);
                 assert_eq!(q.len(), 4);
                 let norm = q.iter().map(|c| c * c).sum::<f64>().sqrt();
                 assert!((norm - 1.0).abs() < 1e-5, "{key}");

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Quat};
 
+use crate::import::golden::golden_bytes;
 use crate::import::humanoid::Imported;
 use crate::import::three_ds::keyframer::{
     BOUNDING_BOX, KEYFRAMER_HEADER, NODE_ID, NO_PARENT, PIVOT, SEGMENT,
@@ -47,7 +48,7 @@ fn options(stem: &str, base_dir: PathBuf) -> ConvertOptions {
 /// ground, turned by a rotation track of linear keys every 6 frames, each
 /// a quarter turn about the file's up axis (Z) relative to the one
 /// before; the segment is frames 0–24, 16 ticks at 30 frames a second.
-pub(crate) fn spin_3ds() -> Vec<u8> {
+fn spin_3ds() -> Vec<u8> {
     let header = {
         let mut body = 5u16.to_le_bytes().to_vec();
         body.extend_from_slice(b"spin\0");
@@ -132,66 +133,58 @@ fn assert_spins_one_way(imported: &Imported, id: &str) {
     }
 }
 
+/// Asserts that `converted` is one emote lasting `duration_ticks` whose
+/// `spinner` spins one way ([`assert_spins_one_way`]).
+fn assert_one_spin(converted: &[Imported], duration_ticks: u32) {
+    let [imported] = converted else {
+        panic!("{} emotes, not one", converted.len());
+    };
+    assert_eq!(imported.file.timeline.duration_ticks, duration_ticks);
+    assert_spins_one_way(imported, "spinner");
+}
+
+/// The bytes of fixture `name` in `format`'s folder, and the options
+/// that convert it (ids from `stem`).
+fn fixture(format: &str, name: &str, stem: &str) -> (Vec<u8>, ConvertOptions) {
+    let folder = fixtures(format);
+    let bytes = std::fs::read(folder.join(name)).expect("fixture");
+    (bytes, options(stem, folder))
+}
+
 #[test]
 fn the_spin_3ds_fixture_is_what_its_generator_writes() {
     let path = fixtures("3ds").join("spin.3ds");
     let bytes = spin_3ds();
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, &bytes).expect("writes spin.3ds");
-    }
-    let committed = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1)", path.display()));
-    assert_eq!(
-        committed,
-        bytes,
-        "{} is not its generator's",
+    assert!(
+        golden_bytes(&path, &bytes) == bytes,
+        "{} is not what spin_3ds writes",
         path.display()
     );
 }
 
 #[test]
-fn a_gltf_spin_in_quarter_keys_turns_the_same_way_at_every_tick() {
-    let folder = fixtures("gltf");
-    let bytes = std::fs::read(folder.join("spin.gltf")).expect("fixture");
-    let imported = gltf::convert(&bytes, &options("spin", folder)).expect("converts");
-    let [imported] = imported.as_slice() else {
-        panic!("one emote");
-    };
-    assert_eq!(imported.file.timeline.duration_ticks, 20);
-    assert_spins_one_way(imported, "spinner");
-}
-
-#[test]
-fn a_blockbench_spin_in_quarter_keys_turns_the_same_way_at_every_tick() {
-    let folder = fixtures("blockbench");
-    let bytes = std::fs::read(folder.join("spin_5x.bbmodel")).expect("fixture");
-    let imported = blockbench::convert(&bytes, &options("spin_5x", folder)).expect("converts");
-    let [imported] = imported.as_slice() else {
-        panic!("one emote");
-    };
-    assert_eq!(imported.file.timeline.duration_ticks, 20);
-    assert_spins_one_way(imported, "spinner");
-}
-
-#[test]
-fn a_bedrock_spin_in_quarter_keys_turns_the_same_way_at_every_tick() {
-    let folder = fixtures("bedrock");
-    let bytes = std::fs::read(folder.join("spin.animation.json")).expect("fixture");
-    let imported = bedrock::convert(&bytes, &options("spin.animation", folder)).expect("converts");
-    let [imported] = imported.as_slice() else {
-        panic!("one emote");
-    };
-    assert_eq!(imported.file.timeline.duration_ticks, 20);
-    assert_spins_one_way(imported, "spinner");
-}
-
-#[test]
-fn a_3ds_spin_in_quarter_keys_turns_the_same_way_at_every_tick() {
-    let imported = three_ds::convert::convert(&spin_3ds(), &options("spin", fixtures("3ds")), None)
-        .expect("converts");
-    let [imported] = imported.as_slice() else {
-        panic!("one emote");
-    };
-    assert_eq!(imported.file.timeline.duration_ticks, 16);
-    assert_spins_one_way(imported, "spinner");
+fn a_spin_in_quarter_keys_turns_the_same_way_at_every_tick_in_every_format() {
+    type Convert = fn(&[u8], &ConvertOptions) -> Vec<Imported>;
+    let cases: [(&str, &str, &str, u32, Convert); 4] = [
+        ("gltf", "spin.gltf", "spin", 20, |b, o| {
+            gltf::convert(b, o).expect("converts")
+        }),
+        ("blockbench", "spin_5x.bbmodel", "spin_5x", 20, |b, o| {
+            blockbench::convert(b, o).expect("converts")
+        }),
+        (
+            "bedrock",
+            "spin.animation.json",
+            "spin.animation",
+            20,
+            |b, o| bedrock::convert(b, o).expect("converts"),
+        ),
+        ("3ds", "spin.3ds", "spin", 16, |b, o| {
+            three_ds::convert::convert(b, o, None).expect("converts")
+        }),
+    ];
+    for (format, name, stem, duration_ticks, convert) in cases {
+        let (bytes, options) = fixture(format, name, stem);
+        assert_one_spin(&convert(&bytes, &options), duration_ticks);
+    }
 }
