@@ -106,7 +106,7 @@ fn assert_checks(dir: &Path, count: usize) {
 #[test]
 fn three_ds_fixtures_convert_to_their_golden_files_and_check() {
     let out = scratch("3ds");
-    for name in ["arm", "spinner", "blink"] {
+    for name in ["arm", "spinner", "blink", "spin"] {
         let input = fixtures("3ds").join(format!("{name}.3ds"));
         let stderr =
             convert_against_golden(&input, &fixtures("3ds"), &out.join(format!("{name}.json")));
@@ -141,7 +141,7 @@ fn three_ds_fixtures_convert_to_their_golden_files_and_check() {
     // The dummy is named by its instance name, and its child hangs from it.
     assert_eq!(spinner["nodes"]["blade"]["parent"], "pivot");
     assert_eq!(spinner["id"], "converted:spinner");
-    assert_checks(&out, 3);
+    assert_checks(&out, 4);
 }
 
 #[test]
@@ -266,6 +266,7 @@ fn bedrock_and_blockbench_fixtures_convert_to_their_golden_files_and_check() {
     let cases = [
         (bedrock.join("wave.animation.json"), "bedrock", 1),
         (bedrock.join("hop.animation.json"), "bedrock", 1),
+        (bedrock.join("spin.animation.json"), "bedrock", 1),
         (
             bedrock.join("geckolib/animations/entity/spinner.animation.json"),
             "bedrock",
@@ -286,8 +287,13 @@ fn bedrock_and_blockbench_fixtures_convert_to_their_golden_files_and_check() {
             "blockbench",
             2,
         ),
+        (
+            fixtures("blockbench").join("spin_5x.bbmodel"),
+            "blockbench",
+            1,
+        ),
     ];
-    for (format, total) in [("bedrock", 4), ("blockbench", 4)] {
+    for (format, total) in [("bedrock", 5), ("blockbench", 5)] {
         let out = scratch(format);
         for (input, _, count) in cases.iter().filter(|c| c.1 == format) {
             let (stderr, written) = convert_folder_against_goldens(input, &fixtures(format), &out);
@@ -324,7 +330,13 @@ fn bedrock_and_blockbench_fixtures_convert_to_their_golden_files_and_check() {
 fn gltf_fixtures_convert_to_their_golden_files_and_check() {
     let out = scratch("gltf");
     let mut total = 0;
-    for name in ["pendulum.gltf", "hop.gltf", "chain.glb", "reach.gltf"] {
+    for name in [
+        "pendulum.gltf",
+        "hop.gltf",
+        "chain.glb",
+        "reach.gltf",
+        "spin.gltf",
+    ] {
         let input = fixtures("gltf").join(name);
         let (stderr, written) = convert_folder_against_goldens(&input, &fixtures("gltf"), &out);
         assert!(written >= 1, "{stderr}");
@@ -333,7 +345,7 @@ fn gltf_fixtures_convert_to_their_golden_files_and_check() {
         assert_eq!(humanoid, name == "reach.gltf", "{stderr}");
         total += written;
     }
-    assert_eq!(total, 5, "chain.glb holds two clips");
+    assert_eq!(total, 6, "chain.glb holds two clips");
     let reach: Value =
         serde_json::from_str(&fs::read_to_string(out.join("reach.json")).expect("written"))
             .expect("JSON");

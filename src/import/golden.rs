@@ -13,11 +13,7 @@ use crate::format::{parse_emote_value, EmoteFile};
 pub(crate) fn assert_matches_golden(source: &Path, json: &Value) {
     let golden = source.with_extension("schema4.json");
     let text = serde_json::to_string_pretty(json).expect("prints") + "\n";
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&golden, &text).expect("writes the golden file");
-    }
-    let expected = std::fs::read_to_string(&golden)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", golden.display()));
+    let expected = String::from_utf8_lossy(&golden_bytes(&golden, text.as_bytes())).into_owned();
     assert_eq!(
         text,
         expected,
@@ -31,4 +27,14 @@ pub(crate) fn assert_matches_golden(source: &Path, json: &Value) {
         "{:?}",
         report.problems
     );
+}
+
+/// The golden file at `path`, rewritten with `bytes` first when
+/// `UPDATE_GOLDEN=1`: what a test holds its output to.
+pub(crate) fn golden_bytes(path: &Path, bytes: &[u8]) -> Vec<u8> {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(path, bytes).expect("writes the golden file");
+    }
+    std::fs::read(path)
+        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()))
 }

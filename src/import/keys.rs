@@ -2,17 +2,34 @@
 //! `position`, `rotation` and `scale` tracks with the fewest keys that
 //! stay close: what every importer that resamples motion ends in.
 //!
-//! A position or scale key is the sample itself (rounded to 10⁻⁶); keys
-//! are lerped, so a key is dropped while the straight line between the
-//! keys kept around it stays within the tolerance of every sample. A
-//! rotation key is the sample's XYZ Euler degrees (rounded to 10⁻⁴°);
-//! keys are slerped the short way, as the runtime does
-//! ([`crate::anim::slerp`]), so a key is dropped while that slerp stays
-//! within the rotation tolerance of every sample. The runtime's slerp
-//! never turns more than half a turn in one segment, and neither does the
-//! check, so the kept keys play what was checked. A channel that stays
-//! within the tolerance of the node's rest on every tick gets no track;
-//! one that holds still elsewhere gets one key.
+//! # The model
+//! Every sample is first turned into the key it would be written as, and
+//! that key read back the way the runtime reads it: a position or scale
+//! key is the sample rounded to 10⁻⁶; a rotation key is the sample's XYZ
+//! Euler degrees rounded to 10⁻⁴°, which reads back as a quaternion that
+//! is the same turn but may be the sample's *negation* (a half turn about
+//! Y is written `[180, 0, 180]`, read back as `−q`). Thinning is then
+//! judged on those read-back keys, never on the source values: a key is
+//! dropped while the interpolation between the read-back keys kept around
+//! it (a lerp for vectors; for rotations the runtime's shortest-arc slerp,
+//! [`crate::anim::slerp`]) stays within the tolerance of every source
+//! sample, so what was checked is exactly what plays.
+//!
+//! # Half turns
+//! A slerp whose ends are about half a turn apart may go either way: which
+//! way hangs on the sign of a dot product near 0, which the rounding of
+//! the written keys decides. So no rotation segment whose read-back ends
+//! are [`MAX_SEGMENT_TURN_DEGREES`] (179°) or more apart is ever kept; the
+//! thinning keeps a key between them instead, and every kept segment then
+//! turns at most 179°, a way no rounding can reverse. The one exception is
+//! two neighbouring ticks ≥ 179° apart: there is no sample between them
+//! to key, and each tick plays its own key exactly.
+//!
+//! A channel that stays within the tolerance of the node's rest on every
+//! tick gets no track; one that holds still elsewhere gets one key. The
+//! `.anim` clip writer (`emoted convert --to anim`) thins its quaternion
+//! keys through [`kept_rotations`] and its offsets through
+//! [`vector_keys`], with the same guarantees.
 
 use glam::{Affine3A, Quat, Vec3};
 use serde_json::{json, Map, Value};
@@ -28,6 +45,10 @@ pub const ROTATION_TOLERANCE_RADIANS: f32 = 0.5 * std::f32::consts::PI / 180.0;
 /// How far a scale track may stray from a sampled tick: 0.01 of the
 /// factor (a one-block part is then off by at most 0.01 block).
 pub const SCALE_TOLERANCE: f32 = 0.01;
+/// The widest turn, in degrees, between the two ends of a kept rotation
+/// segment (see the module guide's "Half turns"): a segment this wide or
+/// wider gets a key in between.
+pub const MAX_SEGMENT_TURN_DEGREES: f32 = 179.0;
 
 /// A local transform taken apart: blocks, a unit quaternion, factors.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -97,7 +118,7 @@ pub fn node_tracks(
     let mut played = vec![rest; samples.len()];
     let positions: Vec<Vec3> = samples.iter().map(|s| s.position).collect();
     if moves(&positions, rest.position, tolerances.position) {
-        let written = vector_track(&positions, tolerances.position);
+        let written = vector_keys(&positions, tolerances.position);
         let plays = play(&as_vec3(&written), samples.len(), rest.position, Vec3::lerp);
         for (slot, value) in played.iter_mut().zip(plays) {
             slot.position = value;
@@ -110,20 +131,23 @@ pub fn node_tracks(
         .iter()
         .any(|q| !q.is_finite() || q.angle_between(rest.rotation) > tolerances.rotation);
     if turns {
-        let kept = kept_rotations(&rotations, tolerances.rotation);
-        let values: Vec<(usize, [f64; 3])> = kept
+        // Every sample as it would be written, and as that reads back.
+        let euler: Vec<[f64; 3]> = rotations
             .iter()
-            .filter_map(|&k| {
-                rotations
-                    .get(k)
-                    .map(|q| (k, round(euler_degrees_from_quat(*q), 1e4)))
-            })
+            .map(|q| round(euler_degrees_from_quat(*q), 1e4))
             .collect();
-        let written: Vec<(usize, Quat)> = values
+        let read_back: Vec<Quat> = euler
             .iter()
-            .map(|(k, v)| (*k, quat_from_euler_degrees(vec3(v))))
+            .map(|v| quat_from_euler_degrees(vec3(v)))
             .collect();
-        let plays = play(&written, samples.len(), rest.rotation, slerp);
+        let kept = kept_rotations(&rotations, &read_back, tolerances.rotation);
+        let values = pick(&kept, &euler);
+        let plays = play(
+            &pick(&kept, &read_back),
+            samples.len(),
+            rest.rotation,
+            slerp,
+        );
         for (slot, value) in played.iter_mut().zip(plays) {
             slot.rotation = value;
         }
@@ -132,7 +156,7 @@ pub fn node_tracks(
     }
     let scales: Vec<Vec3> = samples.iter().map(|s| s.scale).collect();
     if moves(&scales, rest.scale, tolerances.scale) {
-        let written = vector_track(&scales, tolerances.scale);
+        let written = vector_keys(&scales, tolerances.scale);
         let plays = play(&as_vec3(&written), samples.len(), rest.scale, Vec3::lerp);
         for (slot, value) in played.iter_mut().zip(plays) {
             slot.scale = value;
@@ -143,18 +167,47 @@ pub fn node_tracks(
     (channels, played)
 }
 
-/// The samples to keep of a rotation channel slerped between kept keys,
-/// within `tolerance` radians of every sample ([`kept_indices`]).
-pub fn kept_rotations(values: &[Quat], tolerance: f32) -> Vec<usize> {
-    thin(values, |a, b, t, i| {
-        slerp(a, b, t).angle_between(i) <= tolerance
-    })
+/// The samples to keep of a rotation channel, judged on what plays:
+/// `read_back[i]` is sample `i`'s key as the runtime reads it back (the
+/// same turn as `values[i]`, perhaps negated, rounded). A segment between
+/// kept keys `a` and `b` is kept only when the runtime's slerp from
+/// `read_back[a]` to `read_back[b]` stays within `tolerance` radians of
+/// every sample from `a` to `b` (`values`, the ends included) and its
+/// ends are less than [`MAX_SEGMENT_TURN_DEGREES`] apart
+/// ([`kept_indices`]; two neighbouring ticks are always a segment).
+pub fn kept_rotations(values: &[Quat], read_back: &[Quat], tolerance: f32) -> Vec<usize> {
+    let widest = MAX_SEGMENT_TURN_DEGREES.to_radians();
+    thin(
+        values.len(),
+        |a, b| match (read_back.get(a), read_back.get(b)) {
+            (Some(from), Some(to)) => from.angle_between(*to) < widest,
+            _ => false,
+        },
+        |a, b, t, i| match (read_back.get(a), read_back.get(b), values.get(i)) {
+            (Some(&from), Some(&to), Some(&sample)) => {
+                slerp(from, to, t).angle_between(sample) <= tolerance
+            }
+            _ => false,
+        },
+    )
 }
 
-/// The samples to keep of a vector channel lerped between kept keys,
-/// within `tolerance` of every sample ([`kept_indices`]).
-pub fn kept_vectors(values: &[Vec3], tolerance: f32) -> Vec<usize> {
-    thin(values, |a, b, t, i| a.lerp(b, t).distance(i) <= tolerance)
+/// The samples to keep of a vector channel, judged on what plays:
+/// `read_back[i]` is sample `i`'s key as written and read back (rounded).
+/// A segment between kept keys is kept when the lerp between their
+/// read-back values stays within `tolerance` of every sample (`values`,
+/// the ends included) ([`kept_indices`]).
+pub fn kept_vectors(values: &[Vec3], read_back: &[Vec3], tolerance: f32) -> Vec<usize> {
+    thin(
+        values.len(),
+        |_, _| true,
+        |a, b, t, i| match (read_back.get(a), read_back.get(b), values.get(i)) {
+            (Some(from), Some(&to), Some(&sample)) => {
+                from.lerp(to, t).distance(sample) <= tolerance
+            }
+            _ => false,
+        },
+    )
 }
 
 /// `v`'s components rounded to `1 / scale`, as JSON numbers (`-0` is
@@ -172,11 +225,19 @@ fn moves(values: &[Vec3], rest: Vec3, tolerance: f32) -> bool {
         .any(|v| !v.is_finite() || v.distance(rest) > tolerance)
 }
 
-/// The kept keys of a lerped vector channel, as (tick, rounded value).
-fn vector_track(values: &[Vec3], tolerance: f32) -> Vec<(usize, [f64; 3])> {
-    kept_vectors(values, tolerance)
-        .iter()
-        .filter_map(|&k| values.get(k).map(|v| (k, round(*v, 1e6))))
+/// The keys of a lerped vector channel (`values`, one a tick) thinned
+/// within `tolerance` ([`kept_vectors`], judged on the values as written):
+/// (tick, the value rounded to 10⁻⁶ as written).
+pub fn vector_keys(values: &[Vec3], tolerance: f32) -> Vec<(usize, [f64; 3])> {
+    let rounded: Vec<[f64; 3]> = values.iter().map(|v| round(*v, 1e6)).collect();
+    let read_back: Vec<Vec3> = rounded.iter().map(vec3).collect();
+    pick(&kept_vectors(values, &read_back, tolerance), &rounded)
+}
+
+/// The entries `kept` of `all`, each with its index.
+fn pick<T: Copy>(kept: &[usize], all: &[T]) -> Vec<(usize, T)> {
+    kept.iter()
+        .filter_map(|&k| all.get(k).map(|v| (k, *v)))
         .collect()
 }
 
@@ -224,28 +285,24 @@ fn keys(values: &[(usize, [f64; 3])]) -> Value {
     )
 }
 
-/// The indices to keep of `values`: greedy ([`kept_indices`]) with
-/// `close(a, b, t, sample)` telling whether the interpolation from `a` to
-/// `b` at fraction `t` is close enough to the sample there; a channel
-/// close to its first sample everywhere keeps only that one.
-fn thin<T: Copy>(values: &[T], close: impl Fn(T, T, f32, T) -> bool) -> Vec<usize> {
-    let fits = |a: usize, b: usize| {
-        let (Some(&from), Some(&to)) = (values.get(a), values.get(b)) else {
-            return false;
-        };
-        let span = (b - a) as f32;
-        (a + 1..b).all(|i| {
-            values
-                .get(i)
-                .is_some_and(|&v| close(from, to, (i - a) as f32 / span, v))
-        })
-    };
-    if let Some(&first) = values.first() {
-        if values.iter().all(|&v| close(first, first, 0.0, v)) {
-            return vec![0];
-        }
+/// The indices to keep of `count` samples: greedy ([`kept_indices`]),
+/// a segment from kept `a` to kept `b` fitting when `may_span(a, b)` and
+/// `close(a, b, t, i)` for every sample `i` from `a` to `b`, the ends
+/// included: whether the interpolation from `a`'s key to `b`'s at
+/// fraction `t` is close enough to sample `i`. A channel whose first key
+/// is close to every sample keeps only that one.
+fn thin(
+    count: usize,
+    may_span: impl Fn(usize, usize) -> bool,
+    close: impl Fn(usize, usize, f32, usize) -> bool,
+) -> Vec<usize> {
+    if count > 0 && (0..count).all(|i| close(0, 0, 0.0, i)) {
+        return vec![0];
     }
-    kept_indices(values.len(), fits)
+    kept_indices(count, |a, b| {
+        let span = (b - a) as f32;
+        may_span(a, b) && (a..=b).all(|i| close(a, b, (i - a) as f32 / span, i))
+    })
 }
 
 /// The note for one resampled channel of `node`, kept to `keys` keys.

@@ -36,9 +36,11 @@ pub mod detect;
 pub mod emotecraft_json;
 pub mod gltf;
 #[cfg(test)]
-mod golden;
+pub(crate) mod golden;
 pub mod humanoid;
 pub mod keys;
+#[cfg(test)]
+pub(crate) mod keys_tests;
 pub mod legacy;
 pub mod playeranimator;
 pub mod scene;

@@ -95,6 +95,7 @@ fn bedrock_fixtures_play_as_the_source_at_every_tick() {
     let dir = fixtures();
     assert_eq!(round_trip(&dir, "wave.animation.json", "wave.animation"), 1);
     assert_eq!(round_trip(&dir, "hop.animation.json", "hop.animation"), 1);
+    assert_eq!(round_trip(&dir, "spin.animation.json", "spin.animation"), 1);
     let gecko = dir.join("geckolib/animations/entity");
     assert_eq!(
         round_trip(&gecko, "spinner.animation.json", "spinner.animation"),
@@ -124,7 +125,12 @@ fn jack_in_the_box_plays_as_the_source_at_every_tick() {
 fn blockbench_fixtures_play_as_the_source_at_every_tick() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/blockbench");
     let mut count = 0;
-    for file in ["wave_5x.bbmodel", "bob_4x.bbmodel", "legacy_4x.bbmodel"] {
+    for file in [
+        "wave_5x.bbmodel",
+        "bob_4x.bbmodel",
+        "legacy_4x.bbmodel",
+        "spin_5x.bbmodel",
+    ] {
         let bytes = std::fs::read(dir.join(file)).expect("fixture");
         let options = ConvertOptions {
             namespace: "test".to_owned(),
@@ -145,5 +151,5 @@ fn blockbench_fixtures_play_as_the_source_at_every_tick() {
             count += 1;
         }
     }
-    assert_eq!(count, 4);
+    assert_eq!(count, 5);
 }

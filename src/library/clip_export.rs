@@ -13,9 +13,12 @@
 //! clip): a `rotation` channel of quaternion keys `[x, y, z, w]`, which a
 //! clip slerps, and a `position` channel, the pivot's offset from the
 //! vanilla rest pivot in blocks. Both are thinned to the fewest keys
-//! within 0.5° and 0.01 block of every tick ([`crate::import::keys`]);
-//! a joint that never leaves its rest is left out, and so is a channel
-//! that stays within the tolerance of its rest.
+//! within 0.5° and 0.01 block of every tick ([`crate::import::keys`]),
+//! judged on the keys as written (rounded to 10⁻⁶) and read back as a
+//! clip reads them, and no rotation segment spans 179° or more, so a half
+//! turn can never play the other way; a joint that never leaves its rest
+//! is left out, and so is a channel that stays within the tolerance of
+//! its rest.
 //!
 //! # What does not carry over (each a note)
 //! - bends (elbows, knees, the torso's upper half): a clip's body joints
@@ -35,7 +38,7 @@ use crate::anim::bones::BodyJoint;
 use crate::format::settings::PlaybackMode;
 use crate::import::humanoid::{Imported, TEMPLATE_JSON};
 use crate::import::keys::{
-    kept_rotations, kept_vectors, round, POSITION_TOLERANCE_BLOCKS, ROTATION_TOLERANCE_RADIANS,
+    kept_rotations, vector_keys, POSITION_TOLERANCE_BLOCKS, ROTATION_TOLERANCE_RADIANS,
 };
 use crate::import::Note;
 
@@ -72,11 +75,13 @@ pub fn anim_clip(imported: &Imported) -> Result<(Value, Vec<Note>), String> {
             .iter()
             .any(|q| q.angle_between(Quat::IDENTITY) > ROTATION_TOLERANCE_RADIANS)
         {
-            let keys: Vec<Value> = kept_rotations(&rotations, ROTATION_TOLERANCE_RADIANS)
-                .into_iter()
-                .filter_map(|k| rotations.get(k).map(|q| (k, *q)))
-                .map(|(k, q)| json!([seconds(k), quat_json(q)]))
-                .collect();
+            let written: Vec<[f64; 4]> = rotations.iter().map(|q| quat_json(*q)).collect();
+            let read_back: Vec<Quat> = written.iter().map(read_back_quat).collect();
+            let keys: Vec<Value> =
+                kept_rotations(&rotations, &read_back, ROTATION_TOLERANCE_RADIANS)
+                    .into_iter()
+                    .filter_map(|k| written.get(k).map(|q| json!([seconds(k), q])))
+                    .collect();
             channels.insert("rotation".to_owned(), Value::Array(keys));
         }
         let offsets: Vec<Vec3> = frames
@@ -87,9 +92,9 @@ pub fn anim_clip(imported: &Imported) -> Result<(Value, Vec<Note>), String> {
             .iter()
             .any(|o| o.length() > POSITION_TOLERANCE_BLOCKS)
         {
-            let keys: Vec<Value> = kept_vectors(&offsets, POSITION_TOLERANCE_BLOCKS)
+            let keys: Vec<Value> = vector_keys(&offsets, POSITION_TOLERANCE_BLOCKS)
                 .into_iter()
-                .filter_map(|k| offsets.get(k).map(|o| json!([seconds(k), round(*o, 1e6)])))
+                .map(|(k, o)| json!([seconds(k), o]))
                 .collect();
             channels.insert("position".to_owned(), Value::Array(keys));
         }
@@ -163,6 +168,19 @@ fn quat_json(q: Quat) -> [f64; 4] {
     [r(q.x), r(q.y), r(q.z), r(q.w)]
 }
 
+/// A written quaternion key as a clip reads it back: narrowed to `f32`
+/// and normalised (`[0, 0, 0, 1]` for one that is all zeros, which a unit
+/// quaternion rounded to 10⁻⁶ never is).
+fn read_back_quat(q: &[f64; 4]) -> Quat {
+    let q = Quat::from_xyzw(q[0] as f32, q[1] as f32, q[2] as f32, q[3] as f32);
+    let length = q.length();
+    if length > 1e-6 && length.is_finite() {
+        q / length
+    } else {
+        Quat::IDENTITY
+    }
+}
+
 /// The clip's name for a body joint.
 fn clip_name(joint: BodyJoint) -> &'static str {
     match joint {
@@ -182,6 +200,7 @@ mod tests {
     use super::*;
     use crate::format::clip::parse_clip_json;
     use crate::import::emotecraft_json::read_emote;
+    use crate::import::keys_tests::assert_no_wide_segment;
     use crate::import::playeranimator::import_bone_animation;
     use crate::library::clips::clip_poses;
 
@@ -233,6 +252,53 @@ mod tests {
         }
     }
 
+    /// The numbers of a clip key's value (`[time, [x, y, z, w]]`).
+    fn key_numbers(key: &Value) -> Vec<f64> {
+        key[1]
+            .as_array()
+            .expect("[x, y, z, w]")
+            .iter()
+            .filter_map(Value::as_f64)
+            .collect()
+    }
+
+    #[test]
+    fn a_head_spinning_in_quarter_keys_comes_back_from_its_clip_the_same_way() {
+        // 360° of yaw in four 90° keys, 5 ticks apart: the half-turn key at
+        // tick 10 must not make a clip segment that turns the other way.
+        let json = r#"{"version": 3, "name": "Spin", "emote": {
+            "endTick": 20, "degrees": true, "moves": [
+                {"tick": 0, "easing": "linear", "head": {"yaw": 0}},
+                {"tick": 5, "easing": "linear", "head": {"yaw": 90}},
+                {"tick": 10, "easing": "linear", "head": {"yaw": 180}},
+                {"tick": 15, "easing": "linear", "head": {"yaw": 270}},
+                {"tick": 20, "easing": "linear", "head": {"yaw": 360}}
+            ]}}"#;
+        let emote = read_emote(json.as_bytes(), "spin").expect("reads");
+        let imported = import_bone_animation(&emote.animation, "converted:spin", emote.metadata)
+            .expect("imports");
+        assert_round_trip(&imported, "a spinning head");
+        // No kept segment turns 179° or more (the half turn has a key
+        // before it), so no rounding can send one the other way.
+        let (clip, _) = anim_clip(&imported).expect("a body emote");
+        let keys = clip["joints"]["head"]["rotation"]
+            .as_array()
+            .cloned()
+            .expect("the head turns");
+        let read_back: Vec<(f64, Quat)> = keys
+            .iter()
+            .map(|k| {
+                let q = key_numbers(k);
+                let seconds = k[0].as_f64().expect("seconds");
+                (
+                    seconds * TICKS_PER_SECOND,
+                    read_back_quat(&[q[0], q[1], q[2], q[3]]),
+                )
+            })
+            .collect();
+        assert_no_wide_segment(&read_back, "a spinning head's clip");
+    }
+
     #[test]
     fn the_clip_names_the_joints_in_the_clips_frame_and_the_loop() {
         let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/emotecraft");
@@ -254,12 +320,7 @@ mod tests {
         // Every rotation key is [time, [x, y, z, w]] with a unit quaternion.
         for channel in joints.values().filter_map(|j| j.get("rotation")) {
             for key in channel.as_array().expect("keys") {
-                let q: Vec<f64> = key[1]
-                    .as_array()
-                    .expect("value")
-                    .iter()
-                    .filter_map(Value::as_f64)
-                    .collect();
+                let q = key_numbers(key);
                 assert_eq!(q.len(), 4);
                 let norm = q.iter().map(|c| c * c).sum::<f64>().sqrt();
                 assert!((norm - 1.0).abs() < 1e-5, "{key}");

@@ -297,4 +297,20 @@ fn fixtures_play_as_appendix_c_works_out_by_hand() {
             Vec3::new(0.0, -0.6, 0.0),
         );
     assert_close(played_world(&chain[1], "tip", 5), tip, "tip at tick 5");
+
+    // Spin: the spinner at (0, 1, 0) turns 360° about Y in four LINEAR
+    // keys 0.25 s apart (the half-turn key is (0, 1, 0, 0)), 18° a tick:
+    // 126° at tick 7, exactly 180° at tick 10, 234° at tick 13.
+    let spin =
+        convert(&read("spin.gltf"), &options("spin", Some(folder.clone()))).expect("converts");
+    check(&read("spin.gltf"), &options("spin", Some(folder.clone())));
+    for tick in [5u32, 7, 10, 13, 15] {
+        let turn = Quat::from_rotation_y((18.0 * tick as f32).to_radians());
+        let want = Affine3A::from_rotation_translation(turn, Vec3::new(0.0, 1.0, 0.0));
+        assert_close(
+            played_world(&spin[0], "spinner", tick),
+            want,
+            &format!("spinner at tick {tick}"),
+        );
+    }
 }

@@ -37,6 +37,8 @@ pub mod runtime;
 pub mod sample;
 #[cfg(test)]
 mod scene_tests;
+#[cfg(test)]
+mod spin_tests;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

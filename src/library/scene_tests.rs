@@ -116,7 +116,7 @@ fn three_ds_fixtures_play_as_lib3ds_evaluates_them() {
     use crate::import::ConvertOptions;
 
     let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/import/3ds");
-    for name in ["arm", "spinner", "blink"] {
+    for name in ["arm", "spinner", "blink", "spin"] {
         let bytes = std::fs::read(folder.join(format!("{name}.3ds"))).expect("fixture");
         let options = ConvertOptions {
             namespace: "converted".to_owned(),
