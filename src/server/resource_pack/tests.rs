@@ -178,13 +178,14 @@ fn each_answer_moves_the_status_and_says_what_it_should() {
     use ResourcePackStatusC2s::{Accepted, Declined, FailedDownload, SuccessfullyLoaded};
     // (required, answers, chat lines, what a chat line says, status after)
     let cases: [(bool, &[ResourcePackStatusC2s], usize, &str, PackStatus); 4] = [
-        // Accepting and loading keeps the player, with nothing said.
+        // Accepting keeps the player, with nothing said; loading says
+        // once where to turn when the parts look wrong.
         (true, &[Accepted], 0, "", PackStatus::Accepted),
         (
             true,
             &[Accepted, SuccessfullyLoaded],
-            0,
-            "",
+            1,
+            "/emote parts off",
             PackStatus::Loaded,
         ),
         // Declining an optional pack: one chat line, no kick.
@@ -284,6 +285,11 @@ fn a_reload_that_changes_the_pack_offers_it_again_except_to_decliners() {
         } else {
             assert_eq!(offered.as_deref(), Some(new.sha1_hex()));
             assert_eq!(s.status(), Some(PackStatus::Offered));
+            // The new pack loads: the player was told about the parts
+            // with the first one, and is not told again.
+            let frames = s.answer_all(&[ResourcePackStatusC2s::SuccessfullyLoaded], 0, 0);
+            frames.assert_count::<GameMessageS2c>(0);
+            assert_eq!(s.status(), Some(PackStatus::Loaded));
         }
         // A library change that keeps the pack offers nothing.
         s.helper.clear_received();
