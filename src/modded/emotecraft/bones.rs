@@ -47,14 +47,17 @@
 
 use std::f32::consts::{PI, TAU};
 
-use glam::{EulerRot, Quat};
+use glam::{DQuat, EulerRot, Quat, Vec2};
 use uuid::Uuid;
 
-use super::animation::{emote_payload, Axis, BoneAnimation, Part, ANIMATION_BINARY_VERSION};
+use super::animation::{
+    emote_payload, Axis, BoneAnimation, Keyframe, Part, ANIMATION_BINARY_VERSION,
+};
+use super::composite::{fit_group, Group};
+use super::euler::{compose, continuous_angles, nearest_angles, turn_between, unwrap_near};
 use super::fit::fit_keys;
 use super::frame::{player_sub, EmotePacket, Purpose, SubPacket, SUB_EMOTE};
-use crate::anim::bones::BoneForm;
-use crate::anim::bones::JointFrame;
+use crate::anim::bones::{BodyJoint, BoneForm, JointFrame};
 use crate::format::settings::PlaybackMode;
 
 /// How far a kept key's line may stray from a sampled angle.
@@ -93,44 +96,20 @@ pub fn bone_animation(form: &BoneForm, uuid: Uuid) -> BoneAnimation {
         }
         PlaybackMode::Once | PlaybackMode::Hold => 0,
     };
+    let looped = matches!(form.mode, PlaybackMode::Loop | PlaybackMode::ServerSync);
     let parts = form
         .joints
         .iter()
         .enumerate()
         .map(|(j, (joint, bends))| {
-            let mut part = Part::still(joint.name());
-            let samples: Vec<[f32; 8]> = form
-                .frames
-                .iter()
-                .filter_map(|tick| tick.get(j).map(axes_of))
-                .collect();
-            let axis_count = if *bends { 8 } else { 6 };
-            let rest = axes_of(&JointFrame::rest(*joint, *bends));
-            for (a, axis) in part.axes.iter_mut().enumerate().take(axis_count) {
-                let mut values: Vec<f32> = samples.iter().map(|s| s[a]).collect();
-                let is_angle = a >= 3;
-                if is_angle {
-                    unwrap_angles(&mut values);
-                }
-                let tolerance = if is_angle {
-                    ANGLE_TOLERANCE_RADIANS
-                } else {
-                    OFFSET_TOLERANCE_PX
-                };
-                hold_through_delay(&mut values, held_ticks, tolerance);
-                // An axis the emote never moves from rest is left to the
-                // vanilla model, as Emotecraft's own emotes leave it.
-                let at_rest = values.iter().all(|v| (v - rest[a]).abs() <= tolerance);
-                *axis = if at_rest {
-                    Axis::default()
-                } else {
-                    Axis {
-                        enabled: true,
-                        keyframes: fit_keys(&values, tolerance),
-                    }
-                };
-            }
-            part
+            let frames: Vec<&JointFrame> =
+                form.frames.iter().filter_map(|tick| tick.get(j)).collect();
+            let cycle = Cycle {
+                held_ticks,
+                looped,
+                tight_loop: looped && form.loop_delay_ticks == 0,
+            };
+            joint_part(*joint, *bends, &frames, cycle)
         })
         // A part the emote never moves is left out: PlayerAnimator's reader
         // makes a missing part as it makes a still one (every axis off,
@@ -158,6 +137,216 @@ pub fn bone_animation(form: &BoneForm, uuid: Uuid) -> BoneAnimation {
         uuid,
     }
 }
+
+/// How the cycle the keys describe ends.
+#[derive(Clone, Copy, Debug)]
+struct Cycle {
+    /// The ticks after frame D of a loop's delay that must still show it.
+    held_ticks: usize,
+    /// Whether PlayerAnimator goes on from the last key to the first
+    /// (`loop`, `server_sync`).
+    looped: bool,
+    /// A loop with no delay: tick D shows the next cycle's frame 0.
+    tight_loop: bool,
+}
+
+/// One joint's part: its offsets thinned axis by axis, its turn and its
+/// bend thinned as the viewer reads them ([`super::composite`]).
+fn joint_part(joint: BodyJoint, bends: bool, frames: &[&JointFrame], cycle: Cycle) -> Part {
+    let mut part = Part::still(joint.name());
+    let samples: Vec<[f32; 8]> = frames.iter().map(|f| axes_of(f)).collect();
+    let rest = axes_of(&JointFrame::rest(joint, bends));
+    for (a, axis) in part.axes.iter_mut().enumerate().take(3) {
+        let mut values: Vec<f32> = samples.iter().map(|s| s[a]).collect();
+        hold_through_delay(&mut values, cycle.held_ticks, OFFSET_TOLERANCE_PX);
+        // An axis the emote never moves from rest is left to the vanilla
+        // model, as Emotecraft's own emotes leave it.
+        if values
+            .iter()
+            .any(|v| (v - rest[a]).abs() > OFFSET_TOLERANCE_PX)
+        {
+            *axis = Axis {
+                enabled: true,
+                keyframes: fit_keys(&values, OFFSET_TOLERANCE_PX),
+            };
+        }
+    }
+    let turns: Vec<DQuat> = frames.iter().map(|f| model_turn(f.rotation)).collect();
+    for (slot, axis) in part.axes[3..6].iter_mut().zip(turn_axes(&turns, cycle)) {
+        *slot = axis;
+    }
+    if bends && part.axes.len() >= 8 {
+        for (slot, axis) in part.axes[6..8].iter_mut().zip(bend_axes(&samples, cycle)) {
+            *slot = axis;
+        }
+    }
+    part
+}
+
+/// A joint's turn in the model's frame, `C·R·C`.
+fn model_turn(rotation: Quat) -> DQuat {
+    let half_turn_x = DQuat::from_rotation_x(std::f64::consts::PI);
+    let r = rotation.as_f64();
+    (half_turn_x * r * half_turn_x).normalize()
+}
+
+/// The pitch, yaw and roll axes of a joint turning through `turns`
+/// (one per frame): angles chosen continuous tick to tick ([`super::euler`]),
+/// thinned so the three read together stay within
+/// [`ANGLE_TOLERANCE_RADIANS`] of every frame's turn, and split at a
+/// loop's seam (module docs).
+fn turn_axes(turns: &[DQuat], cycle: Cycle) -> [Axis; 3] {
+    let Some(&first) = turns.first() else {
+        return Default::default();
+    };
+    if turns
+        .iter()
+        .all(|t| turn_between(*t, DQuat::IDENTITY) <= f64::from(ANGLE_TOLERANCE_RADIANS))
+    {
+        return Default::default();
+    }
+    let mut turns = turns.to_vec();
+    let mut angles = continuous_angles(&turns, [0.0; 3]);
+    let d = angles.len() - 1;
+    if cycle.tight_loop && d >= 1 {
+        // Tick D shows the next cycle's first frame.
+        turns[d] = first;
+        angles[d] = nearest_angles(first, angles[d - 1]);
+    }
+    let last = (turns[d], angles[d]);
+    if cycle.looped && turn_between(last.0, first) > HELD_TURN_RADIANS {
+        turns.extend(std::iter::repeat_n(last.0, cycle.held_ticks));
+        angles.extend(std::iter::repeat_n(last.1, cycle.held_ticks));
+    }
+    let values: Vec<Vec<f32>> = (0..3)
+        .map(|a| angles.iter().map(|t| t[a] as f32).collect())
+        .collect();
+    let enabled = values
+        .iter()
+        .map(|v| v.iter().any(|x| x.abs() > ANGLE_TOLERANCE_RADIANS))
+        .collect();
+    let (keys, enabled) = fit_group(
+        Group {
+            values: &values,
+            enabled,
+            rest: &[0.0; 3],
+            axis_tolerance: ANGLE_TOLERANCE_RADIANS,
+            group_tolerance: f64::from(ANGLE_TOLERANCE_RADIANS),
+        },
+        |tick, read| {
+            let read = [read[0], read[1], read[2]].map(f64::from);
+            turn_between(compose(read), turns[tick])
+        },
+    );
+    let mut axes: [Axis; 3] = Default::default();
+    for ((axis, keyframes), on) in axes.iter_mut().zip(keys).zip(enabled) {
+        *axis = Axis {
+            enabled: on,
+            keyframes,
+        };
+    }
+    if cycle.looped {
+        let end = *angles.last().unwrap_or(&angles[0]);
+        // The first turn as the angles nearest the last: the next cycle
+        // starts there (a turn that kept going, or the other triple), with
+        // angles that stay off unchanged.
+        let mut seam = nearest_angles(first, end);
+        let off_moves = axes
+            .iter()
+            .zip(seam.iter().zip(angles[0]))
+            .any(|(axis, (s, a))| !axis.enabled && (s - a).abs() > 1e-6);
+        if off_moves {
+            seam = [0, 1, 2].map(|a| unwrap_near(angles[0][a], end[a]));
+        }
+        for (axis, value) in axes.iter_mut().zip(seam) {
+            split_at_seam(axis, value as f32);
+        }
+    }
+    axes
+}
+
+/// The bend's axis and angle (a bending part's last two axes), thinned so
+/// the bend as a vector (`angle · (cos axis, sin axis)`) stays within
+/// [`ANGLE_TOLERANCE_RADIANS`] of every frame's.
+fn bend_axes(samples: &[[f32; 8]], cycle: Cycle) -> [Axis; 2] {
+    let mut values: Vec<Vec<f32>> = (6..8)
+        .map(|a| samples.iter().map(|s| s[a]).collect())
+        .collect();
+    for v in &mut values {
+        unwrap_angles(v);
+    }
+    let vector = |axis: f32, angle: f32| Vec2::new(axis.cos(), axis.sin()) * angle;
+    let targets: Vec<Vec2> = samples.iter().map(|s| vector(s[6], s[7])).collect();
+    let (Some(first), Some(last)) = (targets.first(), targets.last()) else {
+        return Default::default();
+    };
+    let mut targets = targets.clone();
+    if cycle.looped && first.distance(*last) > ANGLE_TOLERANCE_RADIANS {
+        let held = *last;
+        targets.extend(std::iter::repeat_n(held, cycle.held_ticks));
+        for v in &mut values {
+            let end = v.last().copied().unwrap_or(0.0);
+            v.extend(std::iter::repeat_n(end, cycle.held_ticks));
+        }
+    }
+    let enabled = values
+        .iter()
+        .map(|v| v.iter().any(|x| x.abs() > ANGLE_TOLERANCE_RADIANS))
+        .collect();
+    let (keys, enabled) = fit_group(
+        Group {
+            values: &values,
+            enabled,
+            rest: &[0.0; 2],
+            axis_tolerance: ANGLE_TOLERANCE_RADIANS,
+            group_tolerance: f64::from(ANGLE_TOLERANCE_RADIANS),
+        },
+        |tick, read| f64::from(vector(read[0], read[1]).distance(targets[tick])),
+    );
+    let mut axes: [Axis; 2] = Default::default();
+    for ((axis, keyframes), on) in axes.iter_mut().zip(keys).zip(enabled) {
+        *axis = Axis {
+            enabled: on,
+            keyframes,
+        };
+    }
+    if cycle.looped {
+        for (axis, v) in axes.iter_mut().zip(&values) {
+            if let (Some(&start), Some(&end)) = (v.first(), v.last()) {
+                let seam = unwrap_near(f64::from(start), f64::from(end)) as f32;
+                split_at_seam(axis, seam);
+            }
+        }
+    }
+    axes
+}
+
+/// For a looped axis whose angle went on by whole turns: a key ahead of
+/// the first, at its tick, holding `seam` (the first value one turn on).
+/// PlayerAnimator reads the last key at or before a tick, so the first
+/// cycle and every tick after it read the first key as before; only the
+/// step from the end of a cycle toward the next one's first key reads
+/// this one, and goes on turning the way it went, as PlayerAnimator's own
+/// JSON reader does with a move's `turn`.
+fn split_at_seam(axis: &mut Axis, seam: f32) {
+    let Some(first) = axis.keyframes.first().copied() else {
+        return;
+    };
+    if axis.enabled && (seam - first.value).abs() > SEAM_SPLIT_RADIANS {
+        axis.keyframes.insert(
+            0,
+            Keyframe {
+                value: seam,
+                ..first
+            },
+        );
+    }
+}
+
+/// A loop's first and last turn this close need no key to hold the last.
+const HELD_TURN_RADIANS: f64 = 1e-4;
+/// A seam this far from the first key's value gets a key of its own.
+const SEAM_SPLIT_RADIANS: f32 = 1e-4;
 
 /// The UUID an emote id streams under: the same for the same id on every
 /// server start (a STOP must name what the STREAM named), from two 64-bit

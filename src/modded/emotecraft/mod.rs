@@ -24,6 +24,8 @@
 pub mod animation;
 pub mod bones;
 mod bytes;
+pub mod composite;
+pub mod euler;
 pub mod file;
 pub mod fit;
 mod frame;
