@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::f32::consts::PI;
 use std::path::{Path, PathBuf};
 
-use glam::{Affine3A, Quat, Vec2, Vec3};
+use glam::{Affine3A, DVec2, Quat, Vec2, Vec3};
 use serde_json::Map;
 use uuid::Uuid;
 
@@ -21,24 +21,67 @@ use crate::format::AnimationFile;
 use crate::import::emotecraft_json::{convert, read_emote};
 use crate::import::playeranimator::{body_clip, joint_axes_at};
 use crate::import::ConvertOptions;
-use crate::library::bones::bone_form;
+use crate::library::bones::{bone_form, BoneForm};
 use crate::library::CompiledAnimation;
 use crate::modded::emotecraft::animation::BoneAnimation;
-use crate::modded::emotecraft::bones::bone_animation;
+use crate::modded::emotecraft::bones::{
+    bone_animation, ANGLE_TOLERANCE_RADIANS, OFFSET_TOLERANCE_PX,
+};
+use crate::modded::emotecraft::euler::turn_between;
 
 /// How far the second evaluation may be from the first: the same bounds
 /// as the binary emotes' round trip in `import_tests` (two thinnings
-/// stand between them: the import's, and the STREAM writer's).
+/// stand between them, each within 0.5°: the import's, and the STREAM
+/// writer's, which [`check_writer`] holds to its own 0.5° alone).
 const ROUND_TRIP_PX: f32 = 0.35;
 const ROUND_TRIP_DEGREES: f32 = 1.0;
 
-/// The keyframes the STREAM writer makes of `file` (`emoted`'s sampler).
-fn stream_of(file: &AnimationFile) -> BoneAnimation {
+/// The keyframes the STREAM writer makes of `file` (`emoted`'s sampler),
+/// and the bone form it made them from.
+fn stream_of(file: &AnimationFile) -> (BoneAnimation, BoneForm) {
     let compiled = CompiledAnimation::compile(file).expect("compiles");
     let form = bone_form(&compiled, file)
         .expect("samples")
         .expect("a body emote");
-    bone_animation(&form, Uuid::nil())
+    (bone_animation(&form, Uuid::nil()), form)
+}
+
+/// The STREAM writer's own stage: PlayerAnimator's evaluation of the
+/// keyframes against the bone form they were made from, frame by frame
+/// (both PlayerAnimator's own frames: the head and arms without the torso
+/// bend's carry). The writer promises its tolerances here: each turn and
+/// bend within [`ANGLE_TOLERANCE_RADIANS`] (0.5°), each pivot offset
+/// within [`OFFSET_TOLERANCE_PX`] (rounding to the `f32` keys aside).
+fn check_writer(name: &str, form: &BoneForm, written: &BoneAnimation) {
+    let (clip, _) = body_clip(written, "test:written", Map::new()).expect("evaluates");
+    let bend = |b: Option<Bend>| {
+        b.map_or(DVec2::ZERO, |b| {
+            DVec2::new(
+                f64::from(b.axis_radians).cos(),
+                f64::from(b.axis_radians).sin(),
+            ) * f64::from(b.angle_radians)
+        })
+    };
+    let rounding = 1e-5;
+    for (tick, (frames, pose)) in form.frames.iter().zip(&clip.poses).enumerate() {
+        for ((joint, _), frame) in form.joints.iter().zip(frames) {
+            let Some(read) = pose.joints.get(joint) else {
+                continue;
+            };
+            let turn = turn_between(frame.rotation.as_f64(), read.rotation.as_f64());
+            let bent = bend(frame.bend).distance(bend(read.bend));
+            let px = (frame.pivot - read.pivot).abs().max_element() * 16.0;
+            assert!(
+                turn.max(bent) <= f64::from(ANGLE_TOLERANCE_RADIANS) + rounding
+                    && px <= OFFSET_TOLERANCE_PX + 1e-3,
+                "{name} tick {tick} {}: the writer's keys read {read:?} for {frame:?} \
+                 ({:.3}° turn, {:.3}° bend, {px:.3} px)",
+                joint.name(),
+                turn.to_degrees(),
+                bent.to_degrees()
+            );
+        }
+    }
 }
 
 /// `a − b` as an angle in [0, π].
@@ -114,7 +157,8 @@ fn round_trip(path: &Path) -> (f32, f32) {
         ..ConvertOptions::default()
     };
     let imported = convert(&bytes, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let second = stream_of(&imported[0].file);
+    let (second, form) = stream_of(&imported[0].file);
+    check_writer(&name, &form, &second);
     let (mut worst_px, mut worst_radians) = (0.0f32, 0.0f32);
     let mut first_past = None;
     for (tick, (a, b)) in world_poses(&first)

@@ -16,12 +16,29 @@
 //! it needs ([`super::fit`]): a stretch between two keys, linear or eased,
 //! stays within [`ANGLE_TOLERANCE_RADIANS`] (0.5°) or
 //! [`OFFSET_TOLERANCE_PX`] (0.01 block) of every sampled tick, the
-//! scheduler's own tolerance for display entities. Angles are unwrapped
-//! tick to tick first, so a turn through ±180° does not spin the other way
-//! between two keys. An axis that stays at the vanilla model's rest value
+//! scheduler's own tolerance for display entities. PlayerAnimator
+//! interpolates every axis on its own, so the angles are chosen with
+//! care:
+//! - pitch, yaw and roll are chosen tick by tick as the triple nearest
+//!   the tick before ([`super::euler`]): a turn through yaw ±90° keeps
+//!   going rather than flipping pitch and roll, a turn held at gimbal
+//!   lock keeps its pitch, and angles go past ±180° unwrapped;
+//! - the three angles are thinned as one turn and the bend's axis and
+//!   angle as one bend ([`super::composite`]): read back together at
+//!   every tick they stay within 0.5° of the sampled turn and bend, with
+//!   keys added where the axes alone would stray together;
+//! - a looped axis that goes on by whole turns in a cycle (a spin) is
+//!   split at the seam: a second key at tick 0, ahead of the first, holds
+//!   the first value one turn on, and only the step from the end of one
+//!   cycle toward the next reads it, so the spin goes on the way it went
+//!   (PlayerAnimator's own JSON reader writes a move's `turn` the same
+//!   way, as two keys at one tick).
+//!
+//! An axis that stays at the vanilla model's rest value
 //! is sent disabled, with no keys: the vanilla model's own pose shows
 //! there (the head follows the look, the arms sway a little), as in the
-//! emotes Emotecraft players make. A part with every axis disabled is
+//! emotes Emotecraft players make (an angle is switched on after all when
+//! the turn read together needs it). A part with every axis disabled is
 //! left out of the binary: the reader makes a missing part a still one.
 //!
 //! # Play modes
@@ -38,26 +55,24 @@
 //!   cycle's first, which holds when frame `D` is frame 0 (a loop that
 //!   ends where it began); an axis whose frame `D` is not gets one more
 //!   key at tick `D + L − 1`, so it holds `D` through the delay as schema
-//!   4 does. A one-tick loop with no delay cannot be written
+//!   4 does (the turn is held whole when frame `D` turns otherwise than
+//!   frame 0). With no delay, tick `D` is the next cycle's frame 0, and
+//!   the turn is fitted so. A one-tick loop with no delay cannot be written
 //!   (PlayerAnimator makes `endTick` at least 1): it plays two ticks a
 //!   cycle.
 //! - `hold`: looped back to `endTick = D`, a cycle of one tick, which holds
 //!   the final pose until a STOP, as Emotecraft imports GeckoLib's
 //!   `hold_on_last_frame`.
 
-use std::f32::consts::{PI, TAU};
+use std::f32::consts::PI;
 
-use glam::{DQuat, EulerRot, Quat, Vec2};
+use glam::{EulerRot, Quat};
 use uuid::Uuid;
 
-use super::animation::{
-    emote_payload, Axis, BoneAnimation, Keyframe, Part, ANIMATION_BINARY_VERSION,
-};
-use super::composite::{fit_group, Group};
-use super::euler::{compose, continuous_angles, nearest_angles, turn_between, unwrap_near};
-use super::fit::fit_keys;
+use super::animation::{emote_payload, BoneAnimation, Part, ANIMATION_BINARY_VERSION};
 use super::frame::{player_sub, EmotePacket, Purpose, SubPacket, SUB_EMOTE};
-use crate::anim::bones::{BodyJoint, BoneForm, JointFrame};
+use super::joint::{joint_part, Cycle};
+use crate::anim::bones::{BoneForm, JointFrame};
 use crate::format::settings::PlaybackMode;
 
 /// How far a kept key's line may stray from a sampled angle.
@@ -66,7 +81,7 @@ pub const ANGLE_TOLERANCE_RADIANS: f32 = 0.5 * PI / 180.0;
 pub const OFFSET_TOLERANCE_PX: f32 = 0.16;
 
 /// PlayerAnimator's eight axes of a joint at one tick, in its units.
-fn axes_of(frame: &JointFrame) -> [f32; 8] {
+pub(super) fn axes_of(frame: &JointFrame) -> [f32; 8] {
     let half_turn_x = Quat::from_rotation_x(PI);
     let model = (half_turn_x * frame.rotation * half_turn_x).normalize();
     let (roll, yaw, pitch) = model.to_euler(EulerRot::ZYX);
@@ -138,216 +153,6 @@ pub fn bone_animation(form: &BoneForm, uuid: Uuid) -> BoneAnimation {
     }
 }
 
-/// How the cycle the keys describe ends.
-#[derive(Clone, Copy, Debug)]
-struct Cycle {
-    /// The ticks after frame D of a loop's delay that must still show it.
-    held_ticks: usize,
-    /// Whether PlayerAnimator goes on from the last key to the first
-    /// (`loop`, `server_sync`).
-    looped: bool,
-    /// A loop with no delay: tick D shows the next cycle's frame 0.
-    tight_loop: bool,
-}
-
-/// One joint's part: its offsets thinned axis by axis, its turn and its
-/// bend thinned as the viewer reads them ([`super::composite`]).
-fn joint_part(joint: BodyJoint, bends: bool, frames: &[&JointFrame], cycle: Cycle) -> Part {
-    let mut part = Part::still(joint.name());
-    let samples: Vec<[f32; 8]> = frames.iter().map(|f| axes_of(f)).collect();
-    let rest = axes_of(&JointFrame::rest(joint, bends));
-    for (a, axis) in part.axes.iter_mut().enumerate().take(3) {
-        let mut values: Vec<f32> = samples.iter().map(|s| s[a]).collect();
-        hold_through_delay(&mut values, cycle.held_ticks, OFFSET_TOLERANCE_PX);
-        // An axis the emote never moves from rest is left to the vanilla
-        // model, as Emotecraft's own emotes leave it.
-        if values
-            .iter()
-            .any(|v| (v - rest[a]).abs() > OFFSET_TOLERANCE_PX)
-        {
-            *axis = Axis {
-                enabled: true,
-                keyframes: fit_keys(&values, OFFSET_TOLERANCE_PX),
-            };
-        }
-    }
-    let turns: Vec<DQuat> = frames.iter().map(|f| model_turn(f.rotation)).collect();
-    for (slot, axis) in part.axes[3..6].iter_mut().zip(turn_axes(&turns, cycle)) {
-        *slot = axis;
-    }
-    if bends && part.axes.len() >= 8 {
-        for (slot, axis) in part.axes[6..8].iter_mut().zip(bend_axes(&samples, cycle)) {
-            *slot = axis;
-        }
-    }
-    part
-}
-
-/// A joint's turn in the model's frame, `C·R·C`.
-fn model_turn(rotation: Quat) -> DQuat {
-    let half_turn_x = DQuat::from_rotation_x(std::f64::consts::PI);
-    let r = rotation.as_f64();
-    (half_turn_x * r * half_turn_x).normalize()
-}
-
-/// The pitch, yaw and roll axes of a joint turning through `turns`
-/// (one per frame): angles chosen continuous tick to tick ([`super::euler`]),
-/// thinned so the three read together stay within
-/// [`ANGLE_TOLERANCE_RADIANS`] of every frame's turn, and split at a
-/// loop's seam (module docs).
-fn turn_axes(turns: &[DQuat], cycle: Cycle) -> [Axis; 3] {
-    let Some(&first) = turns.first() else {
-        return Default::default();
-    };
-    if turns
-        .iter()
-        .all(|t| turn_between(*t, DQuat::IDENTITY) <= f64::from(ANGLE_TOLERANCE_RADIANS))
-    {
-        return Default::default();
-    }
-    let mut turns = turns.to_vec();
-    let mut angles = continuous_angles(&turns, [0.0; 3]);
-    let d = angles.len() - 1;
-    if cycle.tight_loop && d >= 1 {
-        // Tick D shows the next cycle's first frame.
-        turns[d] = first;
-        angles[d] = nearest_angles(first, angles[d - 1]);
-    }
-    let last = (turns[d], angles[d]);
-    if cycle.looped && turn_between(last.0, first) > HELD_TURN_RADIANS {
-        turns.extend(std::iter::repeat_n(last.0, cycle.held_ticks));
-        angles.extend(std::iter::repeat_n(last.1, cycle.held_ticks));
-    }
-    let values: Vec<Vec<f32>> = (0..3)
-        .map(|a| angles.iter().map(|t| t[a] as f32).collect())
-        .collect();
-    let enabled = values
-        .iter()
-        .map(|v| v.iter().any(|x| x.abs() > ANGLE_TOLERANCE_RADIANS))
-        .collect();
-    let (keys, enabled) = fit_group(
-        Group {
-            values: &values,
-            enabled,
-            rest: &[0.0; 3],
-            axis_tolerance: ANGLE_TOLERANCE_RADIANS,
-            group_tolerance: f64::from(ANGLE_TOLERANCE_RADIANS),
-        },
-        |tick, read| {
-            let read = [read[0], read[1], read[2]].map(f64::from);
-            turn_between(compose(read), turns[tick])
-        },
-    );
-    let mut axes: [Axis; 3] = Default::default();
-    for ((axis, keyframes), on) in axes.iter_mut().zip(keys).zip(enabled) {
-        *axis = Axis {
-            enabled: on,
-            keyframes,
-        };
-    }
-    if cycle.looped {
-        let end = *angles.last().unwrap_or(&angles[0]);
-        // The first turn as the angles nearest the last: the next cycle
-        // starts there (a turn that kept going, or the other triple), with
-        // angles that stay off unchanged.
-        let mut seam = nearest_angles(first, end);
-        let off_moves = axes
-            .iter()
-            .zip(seam.iter().zip(angles[0]))
-            .any(|(axis, (s, a))| !axis.enabled && (s - a).abs() > 1e-6);
-        if off_moves {
-            seam = [0, 1, 2].map(|a| unwrap_near(angles[0][a], end[a]));
-        }
-        for (axis, value) in axes.iter_mut().zip(seam) {
-            split_at_seam(axis, value as f32);
-        }
-    }
-    axes
-}
-
-/// The bend's axis and angle (a bending part's last two axes), thinned so
-/// the bend as a vector (`angle · (cos axis, sin axis)`) stays within
-/// [`ANGLE_TOLERANCE_RADIANS`] of every frame's.
-fn bend_axes(samples: &[[f32; 8]], cycle: Cycle) -> [Axis; 2] {
-    let mut values: Vec<Vec<f32>> = (6..8)
-        .map(|a| samples.iter().map(|s| s[a]).collect())
-        .collect();
-    for v in &mut values {
-        unwrap_angles(v);
-    }
-    let vector = |axis: f32, angle: f32| Vec2::new(axis.cos(), axis.sin()) * angle;
-    let targets: Vec<Vec2> = samples.iter().map(|s| vector(s[6], s[7])).collect();
-    let (Some(first), Some(last)) = (targets.first(), targets.last()) else {
-        return Default::default();
-    };
-    let mut targets = targets.clone();
-    if cycle.looped && first.distance(*last) > ANGLE_TOLERANCE_RADIANS {
-        let held = *last;
-        targets.extend(std::iter::repeat_n(held, cycle.held_ticks));
-        for v in &mut values {
-            let end = v.last().copied().unwrap_or(0.0);
-            v.extend(std::iter::repeat_n(end, cycle.held_ticks));
-        }
-    }
-    let enabled = values
-        .iter()
-        .map(|v| v.iter().any(|x| x.abs() > ANGLE_TOLERANCE_RADIANS))
-        .collect();
-    let (keys, enabled) = fit_group(
-        Group {
-            values: &values,
-            enabled,
-            rest: &[0.0; 2],
-            axis_tolerance: ANGLE_TOLERANCE_RADIANS,
-            group_tolerance: f64::from(ANGLE_TOLERANCE_RADIANS),
-        },
-        |tick, read| f64::from(vector(read[0], read[1]).distance(targets[tick])),
-    );
-    let mut axes: [Axis; 2] = Default::default();
-    for ((axis, keyframes), on) in axes.iter_mut().zip(keys).zip(enabled) {
-        *axis = Axis {
-            enabled: on,
-            keyframes,
-        };
-    }
-    if cycle.looped {
-        for (axis, v) in axes.iter_mut().zip(&values) {
-            if let (Some(&start), Some(&end)) = (v.first(), v.last()) {
-                let seam = unwrap_near(f64::from(start), f64::from(end)) as f32;
-                split_at_seam(axis, seam);
-            }
-        }
-    }
-    axes
-}
-
-/// For a looped axis whose angle went on by whole turns: a key ahead of
-/// the first, at its tick, holding `seam` (the first value one turn on).
-/// PlayerAnimator reads the last key at or before a tick, so the first
-/// cycle and every tick after it read the first key as before; only the
-/// step from the end of a cycle toward the next one's first key reads
-/// this one, and goes on turning the way it went, as PlayerAnimator's own
-/// JSON reader does with a move's `turn`.
-fn split_at_seam(axis: &mut Axis, seam: f32) {
-    let Some(first) = axis.keyframes.first().copied() else {
-        return;
-    };
-    if axis.enabled && (seam - first.value).abs() > SEAM_SPLIT_RADIANS {
-        axis.keyframes.insert(
-            0,
-            Keyframe {
-                value: seam,
-                ..first
-            },
-        );
-    }
-}
-
-/// A loop's first and last turn this close need no key to hold the last.
-const HELD_TURN_RADIANS: f64 = 1e-4;
-/// A seam this far from the first key's value gets a key of its own.
-const SEAM_SPLIT_RADIANS: f32 = 1e-4;
-
 /// The UUID an emote id streams under: the same for the same id on every
 /// server start (a STOP must name what the STREAM named), from two 64-bit
 /// FNV-1a hashes of the id, marked as a custom (version 8) UUID.
@@ -379,35 +184,6 @@ pub fn stream_packet(animation: &BoneAnimation, start_tick: i32, player: Uuid) -
     )
 }
 
-/// Holds the last value `held_ticks` more ticks when it is not the first
-/// one: PlayerAnimator goes from the last key toward the next cycle's
-/// first, so a loop delay after a frame `D` unlike frame 0 needs a key at
-/// the delay's last tick to hold `D` as schema 4 does (one that ends
-/// where it began holds anyway, with no more keys).
-fn hold_through_delay(values: &mut Vec<f32>, held_ticks: usize, tolerance: f32) {
-    let (Some(&first), Some(&last)) = (values.first(), values.last()) else {
-        return;
-    };
-    if (last - first).abs() > tolerance {
-        values.extend(std::iter::repeat_n(last, held_ticks));
-    }
-}
-
-/// Moves each angle by whole turns to within half a turn of the one before.
-fn unwrap_angles(values: &mut [f32]) {
-    for i in 1..values.len() {
-        let previous = values[i - 1];
-        let mut value = values[i];
-        while value - previous > PI {
-            value -= TAU;
-        }
-        while previous - value > PI {
-            value += TAU;
-        }
-        values[i] = value;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,14 +193,6 @@ mod tests {
         assert_eq!(emote_uuid("example:wave"), emote_uuid("example:wave"));
         assert_ne!(emote_uuid("example:wave"), emote_uuid("example:bow"));
         assert_eq!(emote_uuid("example:wave").get_version_num(), 8);
-    }
-
-    #[test]
-    fn angles_are_unwrapped_across_a_half_turn() {
-        let mut values = [3.0, -3.1, 3.0];
-        unwrap_angles(&mut values);
-        assert!((values[1] - (TAU - 3.1)).abs() < 1e-5, "{values:?}");
-        assert!((values[2] - 3.0).abs() < 1e-5);
     }
 
     /// A right arm (no bend) whose roll goes 0 → 1 → `end_roll` over a

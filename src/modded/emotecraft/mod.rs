@@ -29,6 +29,7 @@ pub mod euler;
 pub mod file;
 pub mod fit;
 mod frame;
+mod joint;
 #[cfg(test)]
 mod tests;
 
