@@ -72,8 +72,11 @@ pub type DecodedAxis = (bool, Vec<(i32, f32, u8)>);
 /// (begin, end, stop, looped), the parts by name with their axes, and the
 /// emote's UUID as hex.
 pub struct Decoded {
+    pub begin_tick: i32,
     pub end_tick: i32,
+    pub stop_tick: i32,
     pub looped: bool,
+    pub return_tick: i32,
     pub parts: Vec<(String, Vec<DecodedAxis>)>,
     pub uuid_hex: String,
 }
@@ -85,10 +88,10 @@ pub fn decode_animation(bytes: &[u8]) -> Decoded {
         *at += 4;
         v
     };
-    let (_begin, end_tick, _stop) = (i32_at(&mut at), i32_at(&mut at), i32_at(&mut at));
+    let (begin_tick, end_tick, stop_tick) = (i32_at(&mut at), i32_at(&mut at), i32_at(&mut at));
     let looped = bytes[at] == 1;
     at += 1;
-    let _return_tick = i32_at(&mut at);
+    let return_tick = i32_at(&mut at);
     assert_eq!(
         bytes[at], 0,
         "isEasingBefore is false (what value_at reads)"
@@ -126,8 +129,11 @@ pub fn decode_animation(bytes: &[u8]) -> Decoded {
     let uuid_hex = hex(&bytes[at..at + 16]);
     assert_eq!(at + 16, bytes.len(), "the UUID ends the binary");
     Decoded {
+        begin_tick,
         end_tick,
+        stop_tick,
         looped,
+        return_tick,
         parts,
         uuid_hex,
     }
@@ -218,4 +224,82 @@ pub fn value_at(keys: &[(i32, f32, u8)], tick: i32) -> f32 {
         }
     }
     keys.last().expect("a key").1
+}
+
+/// An axis's value at `tick` as PlayerAnimator plays a whole animation
+/// (its `KeyframeAnimationPlayer`, read for behaviour, written here from
+/// that reading): the key in force is the last one at or before the tick
+/// (of several at one tick, the last); the next one is the key after it,
+/// or, past the last, a made-up key (one cycle on toward the first key
+/// at or after `returnTick` when looped; the last value held to
+/// `endTick` when not); each stretch is eased by the ease of the key it
+/// leaves. `rest` is the vanilla model's value: a disabled axis shows it,
+/// and the made-up keys before the first one start from it. Ticks from 0
+/// to `endTick` of the first cycle.
+pub fn playeranimator_value(animation: &Decoded, axis: &DecodedAxis, rest: f32, tick: i32) -> f32 {
+    let (enabled, keys) = axis;
+    if !*enabled {
+        return rest;
+    }
+    let begin = animation.begin_tick.max(0);
+    let end = animation.end_tick.max(begin + 1);
+    let stop = if animation.stop_tick <= end {
+        end + 3
+    } else {
+        animation.stop_tick
+    };
+    let last_at = |t: i32| keys.iter().rposition(|k| k.0 <= t);
+    let pos = last_at(tick);
+    let before = match pos {
+        None if tick < begin => (0, rest, 8),
+        None if tick < end => (begin, rest, 8),
+        None => (end, rest, 8),
+        Some(p) => {
+            let k = keys[p];
+            if !animation.looped && tick >= end && p == keys.len() - 1 && k.0 < end {
+                (end, k.1, k.2)
+            } else {
+                k
+            }
+        }
+    };
+    let after_of = |pos: Option<usize>| -> (i32, f32, u8) {
+        let next = pos.map_or(0, |p| p + 1);
+        if let Some(k) = keys.get(next) {
+            return *k;
+        }
+        if animation.looped {
+            return (end + 1, rest, 8);
+        }
+        if tick < end {
+            if let Some(last) = keys.last() {
+                return (end, last.1, last.2);
+            }
+        }
+        if tick >= end {
+            (stop, rest, 8)
+        } else if tick >= begin {
+            (end, rest, 8)
+        } else {
+            (begin, rest, 8)
+        }
+    };
+    let mut after = after_of(pos);
+    if animation.looped && after.0 > end {
+        after = after_of(last_at(animation.return_tick - 1));
+    }
+    let (mut from, mut to) = (before.0, after.0);
+    if from >= to {
+        let cycle = end - animation.return_tick + 1;
+        if tick < from {
+            from -= cycle;
+        } else {
+            to += cycle;
+        }
+    }
+    if from == to {
+        return before.1;
+    }
+    let f = (tick - from) as f32 / (to - from) as f32;
+    before.1 + (after.1 - before.1) * ease(before.2, f)
 }

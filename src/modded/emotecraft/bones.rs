@@ -16,12 +16,29 @@
 //! it needs ([`super::fit`]): a stretch between two keys, linear or eased,
 //! stays within [`ANGLE_TOLERANCE_RADIANS`] (0.5°) or
 //! [`OFFSET_TOLERANCE_PX`] (0.01 block) of every sampled tick, the
-//! scheduler's own tolerance for display entities. Angles are unwrapped
-//! tick to tick first, so a turn through ±180° does not spin the other way
-//! between two keys. An axis that stays at the vanilla model's rest value
+//! scheduler's own tolerance for display entities. PlayerAnimator
+//! interpolates every axis on its own, so the angles are chosen with
+//! care:
+//! - pitch, yaw and roll are chosen tick by tick as the triple nearest
+//!   the tick before ([`super::euler`]): a turn through yaw ±90° keeps
+//!   going rather than flipping pitch and roll, a turn held at gimbal
+//!   lock keeps its pitch, and angles go past ±180° unwrapped;
+//! - the three angles are thinned as one turn and the bend's axis and
+//!   angle as one bend ([`super::composite`]): read back together at
+//!   every tick they stay within 0.5° of the sampled turn and bend, with
+//!   keys added where the axes alone would stray together;
+//! - a looped axis that goes on by whole turns in a cycle (a spin) is
+//!   split at the seam: a second key at tick 0, ahead of the first, holds
+//!   the first value one turn on, and only the step from the end of one
+//!   cycle toward the next reads it, so the spin goes on the way it went
+//!   (PlayerAnimator's own JSON reader writes a move's `turn` the same
+//!   way, as two keys at one tick).
+//!
+//! An axis that stays at the vanilla model's rest value
 //! is sent disabled, with no keys: the vanilla model's own pose shows
 //! there (the head follows the look, the arms sway a little), as in the
-//! emotes Emotecraft players make. A part with every axis disabled is
+//! emotes Emotecraft players make (an angle is switched on after all when
+//! the turn read together needs it). A part with every axis disabled is
 //! left out of the binary: the reader makes a missing part a still one.
 //!
 //! # Play modes
@@ -38,23 +55,24 @@
 //!   cycle's first, which holds when frame `D` is frame 0 (a loop that
 //!   ends where it began); an axis whose frame `D` is not gets one more
 //!   key at tick `D + L − 1`, so it holds `D` through the delay as schema
-//!   4 does. A one-tick loop with no delay cannot be written
+//!   4 does (the turn is held whole when frame `D` turns otherwise than
+//!   frame 0). With no delay, tick `D` is the next cycle's frame 0, and
+//!   the turn is fitted so. A one-tick loop with no delay cannot be written
 //!   (PlayerAnimator makes `endTick` at least 1): it plays two ticks a
 //!   cycle.
 //! - `hold`: looped back to `endTick = D`, a cycle of one tick, which holds
 //!   the final pose until a STOP, as Emotecraft imports GeckoLib's
 //!   `hold_on_last_frame`.
 
-use std::f32::consts::{PI, TAU};
+use std::f32::consts::PI;
 
 use glam::{EulerRot, Quat};
 use uuid::Uuid;
 
-use super::animation::{emote_payload, Axis, BoneAnimation, Part, ANIMATION_BINARY_VERSION};
-use super::fit::fit_keys;
+use super::animation::{emote_payload, BoneAnimation, Part, ANIMATION_BINARY_VERSION};
 use super::frame::{player_sub, EmotePacket, Purpose, SubPacket, SUB_EMOTE};
-use crate::anim::bones::BoneForm;
-use crate::anim::bones::JointFrame;
+use super::joint::{joint_part, Cycle};
+use crate::anim::bones::{BoneForm, JointFrame};
 use crate::format::settings::PlaybackMode;
 
 /// How far a kept key's line may stray from a sampled angle.
@@ -63,7 +81,7 @@ pub const ANGLE_TOLERANCE_RADIANS: f32 = 0.5 * PI / 180.0;
 pub const OFFSET_TOLERANCE_PX: f32 = 0.16;
 
 /// PlayerAnimator's eight axes of a joint at one tick, in its units.
-fn axes_of(frame: &JointFrame) -> [f32; 8] {
+pub(super) fn axes_of(frame: &JointFrame) -> [f32; 8] {
     let half_turn_x = Quat::from_rotation_x(PI);
     let model = (half_turn_x * frame.rotation * half_turn_x).normalize();
     let (roll, yaw, pitch) = model.to_euler(EulerRot::ZYX);
@@ -93,44 +111,20 @@ pub fn bone_animation(form: &BoneForm, uuid: Uuid) -> BoneAnimation {
         }
         PlaybackMode::Once | PlaybackMode::Hold => 0,
     };
+    let looped = matches!(form.mode, PlaybackMode::Loop | PlaybackMode::ServerSync);
     let parts = form
         .joints
         .iter()
         .enumerate()
         .map(|(j, (joint, bends))| {
-            let mut part = Part::still(joint.name());
-            let samples: Vec<[f32; 8]> = form
-                .frames
-                .iter()
-                .filter_map(|tick| tick.get(j).map(axes_of))
-                .collect();
-            let axis_count = if *bends { 8 } else { 6 };
-            let rest = axes_of(&JointFrame::rest(*joint, *bends));
-            for (a, axis) in part.axes.iter_mut().enumerate().take(axis_count) {
-                let mut values: Vec<f32> = samples.iter().map(|s| s[a]).collect();
-                let is_angle = a >= 3;
-                if is_angle {
-                    unwrap_angles(&mut values);
-                }
-                let tolerance = if is_angle {
-                    ANGLE_TOLERANCE_RADIANS
-                } else {
-                    OFFSET_TOLERANCE_PX
-                };
-                hold_through_delay(&mut values, held_ticks, tolerance);
-                // An axis the emote never moves from rest is left to the
-                // vanilla model, as Emotecraft's own emotes leave it.
-                let at_rest = values.iter().all(|v| (v - rest[a]).abs() <= tolerance);
-                *axis = if at_rest {
-                    Axis::default()
-                } else {
-                    Axis {
-                        enabled: true,
-                        keyframes: fit_keys(&values, tolerance),
-                    }
-                };
-            }
-            part
+            let frames: Vec<&JointFrame> =
+                form.frames.iter().filter_map(|tick| tick.get(j)).collect();
+            let cycle = Cycle {
+                held_ticks,
+                looped,
+                tight_loop: looped && form.loop_delay_ticks == 0,
+            };
+            joint_part(*joint, *bends, &frames, cycle)
         })
         // A part the emote never moves is left out: PlayerAnimator's reader
         // makes a missing part as it makes a still one (every axis off,
@@ -190,35 +184,6 @@ pub fn stream_packet(animation: &BoneAnimation, start_tick: i32, player: Uuid) -
     )
 }
 
-/// Holds the last value `held_ticks` more ticks when it is not the first
-/// one: PlayerAnimator goes from the last key toward the next cycle's
-/// first, so a loop delay after a frame `D` unlike frame 0 needs a key at
-/// the delay's last tick to hold `D` as schema 4 does (one that ends
-/// where it began holds anyway, with no more keys).
-fn hold_through_delay(values: &mut Vec<f32>, held_ticks: usize, tolerance: f32) {
-    let (Some(&first), Some(&last)) = (values.first(), values.last()) else {
-        return;
-    };
-    if (last - first).abs() > tolerance {
-        values.extend(std::iter::repeat_n(last, held_ticks));
-    }
-}
-
-/// Moves each angle by whole turns to within half a turn of the one before.
-fn unwrap_angles(values: &mut [f32]) {
-    for i in 1..values.len() {
-        let previous = values[i - 1];
-        let mut value = values[i];
-        while value - previous > PI {
-            value -= TAU;
-        }
-        while previous - value > PI {
-            value += TAU;
-        }
-        values[i] = value;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,14 +193,6 @@ mod tests {
         assert_eq!(emote_uuid("example:wave"), emote_uuid("example:wave"));
         assert_ne!(emote_uuid("example:wave"), emote_uuid("example:bow"));
         assert_eq!(emote_uuid("example:wave").get_version_num(), 8);
-    }
-
-    #[test]
-    fn angles_are_unwrapped_across_a_half_turn() {
-        let mut values = [3.0, -3.1, 3.0];
-        unwrap_angles(&mut values);
-        assert!((values[1] - (TAU - 3.1)).abs() < 1e-5, "{values:?}");
-        assert!((values[2] - 3.0).abs() < 1e-5);
     }
 
     /// A right arm (no bend) whose roll goes 0 → 1 → `end_roll` over a

@@ -77,6 +77,14 @@ pub fn eased(id: u8, f: f32) -> f32 {
 /// The fewest keys (module docs) whose stretches stay within `tolerance`
 /// of every sample; sample `i` is tick `i`. A constant axis is one key.
 pub fn fit_keys(values: &[f32], tolerance: f32) -> Vec<Keyframe> {
+    fit_keys_with(values, tolerance, &[])
+}
+
+/// [`fit_keys`], with a key at every tick `i` where `required[i]` is set
+/// (a tick past its end counts as not set): no stretch spans one, so
+/// the keys give exactly the sample there. [`super::composite`] asks for
+/// them where the axes read together stray.
+pub fn fit_keys_with(values: &[f32], tolerance: f32, required: &[bool]) -> Vec<Keyframe> {
     let key = |i: usize, ease: u8| Keyframe {
         tick: i32::try_from(i).unwrap_or(i32::MAX),
         value: values[i],
@@ -85,7 +93,9 @@ pub fn fit_keys(values: &[f32], tolerance: f32) -> Vec<Keyframe> {
     let Some(last) = values.len().checked_sub(1) else {
         return Vec::new();
     };
-    if values.iter().all(|v| (v - values[0]).abs() <= tolerance) {
+    let is_required = |i: usize| required.get(i).copied().unwrap_or(false);
+    let any_required = (1..last).any(is_required);
+    if !any_required && values.iter().all(|v| (v - values[0]).abs() <= tolerance) {
         return vec![key(0, 0)];
     }
     let mut keys = Vec::new();
@@ -96,8 +106,11 @@ pub fn fit_keys(values: &[f32], tolerance: f32) -> Vec<Keyframe> {
         // first half of an in-out curve is no whole curve); a one-tick
         // stretch always fits linearly. A far end that does not fit is
         // refused at its first sample out of tolerance, so this costs
-        // about a check per easing per tick.
-        let farthest = (from + MAX_STRETCH_TICKS).min(last);
+        // about a check per easing per tick. No stretch goes past a
+        // required key.
+        let farthest = (from + 1..(from + MAX_STRETCH_TICKS).min(last))
+            .find(|&i| is_required(i))
+            .unwrap_or((from + MAX_STRETCH_TICKS).min(last));
         let (to, ease) = (from + 2..=farthest)
             .rev()
             .find_map(|to| {
@@ -114,6 +127,26 @@ pub fn fit_keys(values: &[f32], tolerance: f32) -> Vec<Keyframe> {
     keys
 }
 
+/// The value `keys` (as [`fit_keys`] makes them: ticks increasing, each
+/// key's ease for the stretch that leaves it) give at `tick`: the first
+/// key's value before it, the last one's after.
+pub fn value_at(keys: &[Keyframe], tick: i32) -> f32 {
+    let Some(first) = keys.first() else {
+        return 0.0;
+    };
+    if tick <= first.tick {
+        return first.value;
+    }
+    for pair in keys.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        if tick <= b.tick {
+            let f = (tick - a.tick) as f32 / (b.tick - a.tick).max(1) as f32;
+            return a.value + (b.value - a.value) * eased(a.ease, f);
+        }
+    }
+    keys.last().map_or(0.0, |k| k.value)
+}
+
 /// Whether the stretch from sample `a` to sample `b` eased by `id` is
 /// within `tolerance` of every sample between.
 pub fn stretch_fits(values: &[f32], a: usize, b: usize, id: u8, tolerance: f32) -> bool {
@@ -128,19 +161,6 @@ pub fn stretch_fits(values: &[f32], a: usize, b: usize, id: u8, tolerance: f32) 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The value the keys give at `tick`, as PlayerAnimator reads keys
-    /// whose ease is the stretch leaving them.
-    fn value_at(keys: &[Keyframe], tick: i32) -> f32 {
-        for pair in keys.windows(2) {
-            let (a, b) = (pair[0], pair[1]);
-            if tick <= b.tick {
-                let f = (tick - a.tick) as f32 / (b.tick - a.tick) as f32;
-                return a.value + (b.value - a.value) * eased(a.ease, f);
-            }
-        }
-        keys.last().map_or(0.0, |k| k.value)
-    }
 
     #[test]
     fn a_straight_ramp_keeps_its_ends_and_a_corner_keeps_the_corner() {
@@ -182,6 +202,24 @@ mod tests {
             let got = value_at(&keys, tick as i32);
             assert!((got - value).abs() <= 0.011, "{got} at {tick}, not {value}");
         }
+    }
+
+    #[test]
+    fn a_required_key_splits_the_stretch_that_would_span_it() {
+        let ramp: Vec<f32> = (0..=10).map(|i| i as f32).collect();
+        let mut required = vec![false; 11];
+        required[3] = true;
+        required[7] = true;
+        let keys = fit_keys_with(&ramp, 0.01, &required);
+        let ticks: Vec<i32> = keys.iter().map(|k| k.tick).collect();
+        assert_eq!(ticks, [0, 3, 7, 10]);
+        // Even a constant axis keeps them.
+        let keys = fit_keys_with(&[2.0; 11], 0.01, &required);
+        assert_eq!(
+            keys.iter().map(|k| k.tick).collect::<Vec<_>>(),
+            [0, 3, 7, 10]
+        );
+        assert_eq!(fit_keys_with(&[2.0; 11], 0.01, &[]).len(), 1);
     }
 
     #[test]

@@ -24,9 +24,12 @@
 pub mod animation;
 pub mod bones;
 mod bytes;
+pub mod composite;
+pub mod euler;
 pub mod file;
 pub mod fit;
 mod frame;
+mod joint;
 #[cfg(test)]
 mod tests;
 
