@@ -101,6 +101,17 @@ impl Tolerances {
         rotation: ROTATION_TOLERANCE_RADIANS,
         scale: SCALE_TOLERANCE,
     };
+
+    /// The player's body (`import::humanoid`): rotations within 0.25°.
+    /// A body emote reaches modded viewers through a second thinning, the
+    /// STREAM writer's, within 0.2°
+    /// ([`crate::modded::emotecraft::bones::ANGLE_TOLERANCE_RADIANS`]), so
+    /// an imported body stays within 0.5° of its source end to end. The
+    /// body has six joints: the extra keys cost little.
+    pub const BODY: Tolerances = Tolerances {
+        rotation: ROTATION_TOLERANCE_RADIANS / 2.0,
+        ..Tolerances::DEFAULT
+    };
 }
 
 /// The tracks of node `node` (any of `position`, `rotation`, `scale` may be

@@ -11,7 +11,8 @@
 //! rig ([`crate::import::humanoid`]): the clip is sampled at every tick of
 //! one cycle, each joint's pose becomes that joint's
 //! [`JointFrame`], and the rig's tracks are
-//! thinned back to within 0.01 block and 0.5°. From there it is an
+//! thinned back to within 0.01 block and 0.25° (the body's tolerance,
+//! [`crate::import::keys::Tolerances::BODY`]). From there it is an
 //! Animation like any other: compiled, given its bone form for modded
 //! viewers, and played by the same engine.
 //!

@@ -125,13 +125,8 @@ pub fn humanoid_animation(clip: &BodyClip) -> Result<Imported, ImportError> {
             rotation: rest.rest_rotation[a],
             scale: Vec3::ONE,
         };
-        let (channels, played) = node_tracks(
-            anchor,
-            &samples,
-            rest_sample,
-            Tolerances::DEFAULT,
-            &mut notes,
-        );
+        let (channels, played) =
+            node_tracks(anchor, &samples, rest_sample, Tolerances::BODY, &mut notes);
         if !channels.is_empty() {
             track_map.insert((*anchor).to_owned(), Value::Object(channels));
         }

@@ -4,7 +4,7 @@
 //! some of them only together: the three angles as one turn of the part,
 //! the bend's axis and angle as one bend. Thinning each axis within its
 //! own tolerance ([`super::fit`]) does not bound what the viewer sees:
-//! near gimbal lock three angles each within 0.5° can make a turn many
+//! near gimbal lock three angles each within tolerance can make a turn many
 //! degrees off, and a bend's axis matters more the larger the bend is.
 //!
 //! So [`fit_group`] thins each axis of a group, then evaluates the thinned
