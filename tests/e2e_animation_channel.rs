@@ -149,15 +149,8 @@ fn a_channel_client_gets_the_servers_emote_as_bedrock_json_and_a_vanilla_player_
         .wait_ms(7000)
         .disconnect()
         .spawn();
-    std::thread::sleep(std::time::Duration::from_millis(2500));
     // Alice (vanilla) waves: example:wave, 40 ticks, mode once.
-    let alice = server
-        .bot("alice")
-        .wait_spawn()
-        .chat("/emote play example:wave")
-        .wait_ms(3500)
-        .disconnect()
-        .run();
+    let alice = server.play_after_settling("alice", "example:wave");
     let (bob, carol) = (bob.wait(), carol.wait());
     alice.assert_ok();
     bob.assert_ok();
@@ -350,14 +343,7 @@ fn a_client_on_both_channels_gets_the_servers_emotes_on_emoted_animation_only() 
         .wait_ms(500)
         .disconnect()
         .spawn();
-    std::thread::sleep(std::time::Duration::from_millis(2500));
-    let alice = server
-        .bot("alice")
-        .wait_spawn()
-        .chat("/emote play example:wave")
-        .wait_ms(3500)
-        .disconnect()
-        .run();
+    let alice = server.play_after_settling("alice", "example:wave");
     let (gus, hal) = (gus.wait(), hal.wait());
     alice.assert_ok();
     gus.assert_ok();

@@ -23,15 +23,8 @@ fn a_clip_plays_as_displays_for_vanilla_viewers_and_as_bones_for_modded_ones() {
         .wait_ms(7000)
         .disconnect()
         .spawn();
-    std::thread::sleep(std::time::Duration::from_millis(2500));
     // raise.anim: 2 s once, so 40 ticks; its id comes from its file name.
-    let alice = server
-        .bot("alice")
-        .wait_spawn()
-        .chat("/emote play clip:raise")
-        .wait_ms(3500)
-        .disconnect()
-        .run();
+    let alice = server.play_after_settling("alice", "clip:raise");
     let (bob, carol) = (bob.wait(), carol.wait());
     alice.assert_ok();
     bob.assert_ok();

@@ -172,15 +172,8 @@ fn a_server_emote_reaches_modded_players_as_bones_and_vanilla_players_as_display
         .wait_ms(7000)
         .disconnect()
         .spawn();
-    std::thread::sleep(std::time::Duration::from_millis(2500));
     // Alice (vanilla) waves: example:wave is 40 ticks, mode once.
-    let alice = server
-        .bot("alice")
-        .wait_spawn()
-        .chat("/emote play example:wave")
-        .wait_ms(3500)
-        .disconnect()
-        .run();
+    let alice = server.play_after_settling("alice", "example:wave");
     let (bob, carol) = (bob.wait(), carol.wait());
     alice.assert_ok();
     bob.assert_ok();

@@ -141,14 +141,7 @@ fn a_modded_viewer_sees_the_converted_waving_emote_as_the_file_plays() {
         .wait_for(channel, 3, 20000)
         .disconnect()
         .spawn();
-    std::thread::sleep(std::time::Duration::from_millis(2500));
-    let alice = server
-        .bot("alice")
-        .wait_spawn()
-        .chat("/emote play samples:waving")
-        .wait_ms(3500)
-        .disconnect()
-        .run();
+    let alice = server.play_after_settling("alice", "samples:waving");
     let bob = bob.wait();
     alice.assert_ok();
     bob.assert_ok();

@@ -182,6 +182,19 @@ impl Server {
     }
 
     /// A plan for a bot called `username` that joins this server.
+    /// After 2.5 s (the watchers already started are in and settled),
+    /// `player` joins, plays emote `id`, stays 3.5 s and leaves: what
+    /// that client received.
+    pub fn play_after_settling(&self, player: &str, id: &str) -> BotRun {
+        thread::sleep(Duration::from_millis(2500));
+        self.bot(player)
+            .wait_spawn()
+            .chat(&format!("/emote play {id}"))
+            .wait_ms(3500)
+            .disconnect()
+            .run()
+    }
+
     pub fn bot(&self, username: &str) -> Plan {
         Plan::new(self.port, username)
     }
