@@ -308,12 +308,14 @@ fn suggestions_and_malformed_commands_get_clear_answers() {
         .matches
         .iter()
         .all(|m| m.starts_with("example:gu")));
+    // play, stop, list, info, parts, reload.
     assert_eq!(
         completions[1].matches.len(),
-        5,
+        6,
         "{:?}",
         completions[1].matches
     );
+    assert!(completions[1].matches.iter().any(|m| m == "parts"));
     let chat = run.chat().join("\n");
     for needle in [
         "Usage: /emote",

@@ -24,6 +24,8 @@ pub mod discover;
 #[cfg(test)]
 mod emotecraft_json_tests;
 #[cfg(test)]
+mod encoder_tests;
+#[cfg(test)]
 mod gltf_humanoid_tests;
 #[cfg(test)]
 mod gltf_tests;

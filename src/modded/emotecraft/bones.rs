@@ -65,48 +65,16 @@
 //!   the final pose until a STOP, as Emotecraft imports GeckoLib's
 //!   `hold_on_last_frame`.
 
-use std::f32::consts::PI;
-
-use glam::{EulerRot, Quat};
 use uuid::Uuid;
 
 use super::animation::{emote_payload, BoneAnimation, Part, ANIMATION_BINARY_VERSION};
+use super::axes::axes_of;
 use super::frame::{player_sub, EmotePacket, Purpose, SubPacket, SUB_EMOTE};
 use super::joint::{joint_part, Cycle};
 use crate::anim::bones::{BoneForm, JointFrame};
 use crate::format::settings::PlaybackMode;
 
-/// How far a kept key's line may stray from a sampled angle: 0.2°, well
-/// under the displays' 0.5°, so that a body imported from another format
-/// (itself within 0.25° of its source, [`crate::import::keys::Tolerances::BODY`])
-/// reaches a modded viewer within 0.5° of that source, also where the
-/// errors of the whole-body turn, the torso bend and the head add up
-/// (the head turns inside both). Measured on the six Emotecraft files:
-/// at worst 0.41° end to end (`library::emotecraft_json_tests`).
-pub const ANGLE_TOLERANCE_RADIANS: f32 = 0.2 * PI / 180.0;
-/// How far a kept key's line may stray from a sampled offset: 0.01 block.
-pub const OFFSET_TOLERANCE_PX: f32 = 0.16;
-
-/// PlayerAnimator's eight axes of a joint at one tick, in its units.
-pub(super) fn axes_of(frame: &JointFrame) -> [f32; 8] {
-    let half_turn_x = Quat::from_rotation_x(PI);
-    let model = (half_turn_x * frame.rotation * half_turn_x).normalize();
-    let (roll, yaw, pitch) = model.to_euler(EulerRot::ZYX);
-    let p = frame.pivot;
-    let (bend_axis, bend) = frame
-        .bend
-        .map_or((0.0, 0.0), |b| (-b.axis_radians, b.angle_radians));
-    [
-        16.0 * p.x,
-        24.0 - 16.0 * p.y,
-        -16.0 * p.z,
-        pitch,
-        yaw,
-        roll,
-        bend_axis,
-        bend,
-    ]
-}
+pub use super::axes::{ANGLE_TOLERANCE_RADIANS, OFFSET_TOLERANCE_PX};
 
 /// `form` as PlayerAnimator keyframes, named by `uuid` (what a STOP names).
 pub fn bone_animation(form: &BoneForm, uuid: Uuid) -> BoneAnimation {
@@ -193,6 +161,10 @@ pub fn stream_packet(animation: &BoneAnimation, start_tick: i32, player: Uuid) -
 
 #[cfg(test)]
 mod tests {
+    use std::f32::consts::PI;
+
+    use glam::Quat;
+
     use super::*;
 
     #[test]

@@ -22,6 +22,7 @@
 //! byte length and UTF-8.
 
 pub mod animation;
+mod axes;
 pub mod bones;
 mod bytes;
 pub mod composite;
@@ -29,7 +30,7 @@ pub mod euler;
 pub mod file;
 pub mod fit;
 mod frame;
-mod joint;
+pub(crate) mod joint;
 #[cfg(test)]
 mod tests;
 
