@@ -68,7 +68,6 @@
 use uuid::Uuid;
 
 use super::animation::{emote_payload, BoneAnimation, Part, ANIMATION_BINARY_VERSION};
-use super::axes::axes_of;
 use super::frame::{player_sub, EmotePacket, Purpose, SubPacket, SUB_EMOTE};
 use super::joint::{joint_part, Cycle};
 use crate::anim::bones::{BoneForm, JointFrame};
@@ -165,6 +164,7 @@ mod tests {
 
     use glam::Quat;
 
+    use super::super::axes::axes_of;
     use super::*;
 
     #[test]
