@@ -1,9 +1,11 @@
 //! Pure, tick-driven playback rules with no valence types: the timeline
 //! clock of each mode, cooldowns, the rotation deadzone, the stop
 //! conditions, the resolution of Sequence steps into segments, the
-//! display update schedule and the idle-emote clock. The server feeds
-//! them what it observes and acts on what they decide.
+//! display update schedule, the idle-emote clock and the emote camera's
+//! geometry. The server feeds them what it observes and acts on what they
+//! decide.
 
+pub mod camera;
 pub mod clock;
 pub mod cooldown;
 pub mod deadzone;
