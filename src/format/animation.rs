@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Map, Value};
 use valence::prelude::ItemStack;
 
+use super::camera::{read_document_camera, CameraSetting};
 use super::event::{read_events, Events, NodeRef};
 use super::ident::EmoteId;
 use super::node::{
@@ -30,8 +31,12 @@ pub struct Metadata {
     /// (`"{id:\"minecraft:player_head\",tag:{...}}"`, the rules of
     /// `item_stack_snbt`). `None`: the wheel's default for the emote's kind.
     pub icon: Option<ItemStack>,
-    /// Any other fields (author, license...), kept as written.
+    /// Any other fields (author, license...), kept as written
+    /// (`emoted` among them).
     pub extra: Map<String, Value>,
+    /// `emoted.camera`, read by an Animation ([`super::camera`]); the
+    /// server's default for a Sequence.
+    pub camera: CameraSetting,
 }
 
 /// The message for an `icon` that is neither an item id nor item SNBT.
@@ -206,7 +211,7 @@ pub(crate) fn read_metadata(obj: &mut Obj<'_>, problems: &mut Problems) -> Metad
 pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<AnimationFile> {
     let mut obj = Obj::new(root, &Root, problems, "an Animation file")?;
     let id = read_header(&mut obj, problems, "animation");
-    let metadata = read_metadata(&mut obj, problems);
+    let mut metadata = read_metadata(&mut obj, problems);
     let settings = obj
         .opt("settings")
         .map(|(v, p)| read_animation_settings(v, &p, problems))
@@ -258,6 +263,8 @@ pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<An
         }
     }
     check_event_refs(&event_refs, &nodes, &node_ids, problems);
+    let ids: Vec<&str> = node_ids.iter().map(String::as_str).collect();
+    metadata.camera = read_document_camera(root, problems, &ids);
     let resources = obj
         .opt("resources")
         .map(|(v, p)| read_resources(v, &p, problems))

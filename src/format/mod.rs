@@ -15,6 +15,9 @@
 //! accepted and ignored.
 
 pub mod animation;
+pub mod camera;
+#[cfg(test)]
+mod camera_tests;
 pub mod clip;
 pub mod content;
 pub mod display_fields;

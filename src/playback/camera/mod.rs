@@ -19,9 +19,11 @@
 //! [`clearance::clear_eye`] walks the line from the target to the wanted
 //! eye through the block grid and stops short of the first solid block.
 //!
-//! What is not here yet: reading shots from `metadata.emoted.camera`, the
-//! director that cuts between shots, and the server glue (the camera
-//! entity, the seat, Set Camera and its release on every end path).
+//! A file's shots are read by [`crate::format::camera`]
+//! (`metadata.emoted.camera`) and become [`shot::Shot`]s here (radians).
+//! What is not here yet: the director that picks the shot of each tick
+//! and cuts between them, and the server glue (the camera entity, the
+//! seat, Set Camera and its release on every end path).
 
 pub mod clearance;
 pub mod shot;

@@ -17,6 +17,7 @@ use std::f32::consts::FRAC_PI_2;
 use glam::{Quat, Vec3};
 
 use super::{facing, CameraPose};
+use crate::format::camera::ShotKind;
 
 /// The target a shot frames: a point and the frame's yaw.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -194,6 +195,54 @@ impl Shot {
             Shot::Path { points } => framing.to_world(catmull_rom(points, u)),
         };
         CameraPose::looking_at(eye, target)
+    }
+}
+
+impl From<&ShotKind> for Shot {
+    /// A shot as a file writes it (`metadata.emoted.camera`, degrees) in
+    /// the runtime's units (radians).
+    fn from(kind: &ShotKind) -> Shot {
+        match kind {
+            ShotKind::Orbit {
+                radius_blocks,
+                height_blocks,
+                from_degrees,
+                to_degrees,
+            } => Shot::Orbit {
+                radius_blocks: *radius_blocks,
+                height_blocks: *height_blocks,
+                from_radians: from_degrees.to_radians(),
+                to_radians: to_degrees.to_radians(),
+            },
+            ShotKind::Dolly {
+                angle_degrees,
+                height_blocks,
+                far_blocks,
+                near_blocks,
+            } => Shot::Dolly {
+                bearing_radians: angle_degrees.to_radians(),
+                height_blocks: *height_blocks,
+                far_blocks: *far_blocks,
+                near_blocks: *near_blocks,
+            },
+            ShotKind::Crane {
+                angle_degrees,
+                distance_blocks,
+                low_blocks,
+                high_blocks,
+            } => Shot::Crane {
+                bearing_radians: angle_degrees.to_radians(),
+                distance_blocks: *distance_blocks,
+                low_blocks: *low_blocks,
+                high_blocks: *high_blocks,
+            },
+            ShotKind::Static { position_blocks } => Shot::Static {
+                offset: *position_blocks,
+            },
+            ShotKind::Path { points_blocks } => Shot::Path {
+                points: points_blocks.clone(),
+            },
+        }
     }
 }
 
@@ -393,6 +442,33 @@ mod tests {
         assert!(close(one.pose(&framing(0.0), 0.7).eye, TARGET + Vec3::Z));
         let none = Shot::Path { points: vec![] };
         assert!(close(none.pose(&framing(0.0), 0.7).eye, TARGET));
+    }
+
+    #[test]
+    fn a_files_shot_is_the_same_shot_in_radians() {
+        let written = ShotKind::Orbit {
+            radius_blocks: 3.0,
+            height_blocks: 0.2,
+            from_degrees: -90.0,
+            to_degrees: 90.0,
+        };
+        let shot = Shot::from(&written);
+        let start = shot.pose(&framing(0.0), 0.0);
+        // Bearing −90°: the player's left, +X at frame yaw 0.
+        assert!(
+            close(start.eye, TARGET + Vec3::new(3.0, 0.2, 0.0)),
+            "{start:?}"
+        );
+        let crane = Shot::from(&ShotKind::Crane {
+            angle_degrees: 180.0,
+            distance_blocks: 2.0,
+            low_blocks: 1.0,
+            high_blocks: 1.0,
+        });
+        assert!(close(
+            crane.pose(&framing(0.0), 0.5).eye,
+            TARGET + Vec3::new(0.0, 1.0, -2.0)
+        ));
     }
 
     #[test]

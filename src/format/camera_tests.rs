@@ -1,0 +1,207 @@
+//! `metadata.emoted.camera` read through the whole Animation reader: what
+//! each shot becomes, its defaults, and every rule with its pointer.
+
+use serde_json::{json, Value};
+use valence::math::Vec3;
+
+use super::camera::{CameraSetting, CameraShot, ShotKind, ShotTarget};
+use super::track::Easing;
+use super::{parse_emote_value, EmoteFile};
+
+/// A one-node Animation whose `metadata.emoted.camera` is `camera`.
+fn with_camera(camera: Value) -> Value {
+    json!({
+        "type": "animation",
+        "schema_version": 4,
+        "id": "test:camera",
+        "metadata": {"name": "Camera", "emoted": {"camera": camera}},
+        "settings": {},
+        "nodes": {
+            "head": {"type": "anchor", "space": "initiator",
+                     "transform": {"position": [0, 1.6, 0], "rotation": [0, 0, 0], "scale": [1, 1, 1]}}
+        },
+        "timeline": {"duration": "40t", "tracks": {}}
+    })
+}
+
+fn camera_of(camera: Value) -> CameraSetting {
+    let report = parse_emote_value(&with_camera(camera));
+    match report.file {
+        Some(EmoteFile::Animation(a)) => a.metadata.camera,
+        other => panic!("not read: {other:?} {:?}", report.problems),
+    }
+}
+
+/// The errors of `camera`, as `pointer: message`.
+fn errors_of(camera: Value) -> Vec<String> {
+    let report = parse_emote_value(&with_camera(camera));
+    assert!(report.file.is_none(), "refused");
+    report
+        .problems
+        .iter()
+        .map(|p| format!("{}: {}", p.pointer, p.message))
+        .collect()
+}
+
+#[test]
+fn absent_true_and_false() {
+    let mut without = with_camera(json!(true));
+    without["metadata"]
+        .as_object_mut()
+        .expect("metadata")
+        .remove("emoted");
+    let report = parse_emote_value(&without);
+    let Some(EmoteFile::Animation(a)) = report.file else {
+        panic!("{:?}", report.problems)
+    };
+    assert_eq!(a.metadata.camera, CameraSetting::ServerDefault);
+    assert_eq!(camera_of(json!(true)), CameraSetting::ServerDefault);
+    assert_eq!(camera_of(json!(false)), CameraSetting::Off);
+}
+
+#[test]
+fn shots_with_their_defaults_and_parameters() {
+    let camera = camera_of(json!({"shots": [
+        {"shot": "orbit", "duration": "2s"},
+        {"at": "40t", "shot": "crane", "duration": 10, "height": [0.5, 3], "target": "head",
+         "offset": [0, 0, 0], "ease": "linear", "angle": 180},
+        {"at": "3s", "shot": "dolly", "duration": "1s", "distance": [6, 2]},
+        {"at": 61, "shot": "static", "duration": 1, "position": [1, 2, 3]},
+        {"at": 70, "shot": "path", "duration": 5, "points": [[0, 1, 4], [2, 1, 2]]}
+    ]}));
+    let CameraSetting::Shots(shots) = camera else {
+        panic!("{camera:?}")
+    };
+    assert_eq!(
+        shots[0],
+        CameraShot {
+            at_ticks: 0,
+            duration_ticks: 40,
+            target: ShotTarget::Initiator,
+            offset_blocks: Vec3::new(0.0, 1.2, 0.0),
+            ease: Easing::InOutSine,
+            kind: ShotKind::Orbit {
+                radius_blocks: 4.0,
+                height_blocks: 0.5,
+                from_degrees: -40.0,
+                to_degrees: 40.0
+            },
+        }
+    );
+    assert_eq!(shots[1].at_ticks, 40);
+    assert_eq!(shots[1].target, ShotTarget::Node("head".into()));
+    assert_eq!(shots[1].ease, Easing::Linear);
+    assert_eq!(
+        shots[1].kind,
+        ShotKind::Crane {
+            angle_degrees: 180.0,
+            distance_blocks: 4.0,
+            low_blocks: 0.5,
+            high_blocks: 3.0
+        }
+    );
+    assert_eq!(
+        shots[2].kind,
+        ShotKind::Dolly {
+            angle_degrees: 0.0,
+            height_blocks: 0.5,
+            far_blocks: 6.0,
+            near_blocks: 2.0
+        }
+    );
+    assert_eq!(
+        shots[3].kind,
+        ShotKind::Static {
+            position_blocks: Vec3::new(1.0, 2.0, 3.0)
+        }
+    );
+    assert_eq!(
+        shots[4].kind,
+        ShotKind::Path {
+            points_blocks: vec![Vec3::new(0.0, 1.0, 4.0), Vec3::new(2.0, 1.0, 2.0)]
+        }
+    );
+}
+
+#[test]
+fn every_rule_is_refused_at_its_pointer() {
+    let base = "/metadata/emoted/camera";
+    for (camera, pointer, needle) in [
+        (json!(3), base.to_owned(), "must be an object"),
+        (json!({}), base.to_owned(), "missing required field `shots`"),
+        (
+            json!({"shots": []}),
+            format!("{base}/shots"),
+            "1 to 64 shots",
+        ),
+        (
+            json!({"shots": [], "zoom": 1}),
+            format!("{base}/zoom"),
+            "unknown field `zoom`",
+        ),
+        (
+            json!({"shots": [{"shot": "orbit"}]}),
+            format!("{base}/shots/0"),
+            "missing required field `duration`",
+        ),
+        (
+            json!({"shots": [{"shot": "spin", "duration": 5}]}),
+            format!("{base}/shots/0/shot"),
+            "`spin` is not one of: orbit, dolly, crane, static, path",
+        ),
+        (
+            json!({"shots": [{"shot": "orbit", "duration": 5, "fov": 30}]}),
+            format!("{base}/shots/0/fov"),
+            "field of view",
+        ),
+        (
+            json!({"shots": [{"shot": "orbit", "duration": 5, "target": "tail"}]}),
+            format!("{base}/shots/0/target"),
+            "neither `initiator` nor a node",
+        ),
+        (
+            json!({"shots": [{"shot": "orbit", "duration": 5}, {"shot": "orbit", "duration": 5}]}),
+            format!("{base}/shots/1"),
+            "missing required field `at`",
+        ),
+        (
+            json!({"shots": [{"at": 10, "shot": "orbit", "duration": 5},
+                             {"at": 10, "shot": "orbit", "duration": 5}]}),
+            format!("{base}/shots/1/at"),
+            "must come after the shot before it",
+        ),
+        (
+            json!({"shots": [{"shot": "dolly", "duration": 5, "distance": 3}]}),
+            format!("{base}/shots/0/distance"),
+            "two finite numbers",
+        ),
+        (
+            json!({"shots": [{"shot": "path", "duration": 5, "points": []}]}),
+            format!("{base}/shots/0/points"),
+            "1 to 256 points",
+        ),
+        (
+            json!({"shots": [{"shot": "path", "duration": 5, "points": [[0, 1]]}]}),
+            format!("{base}/shots/0/points/0"),
+            "three finite numbers",
+        ),
+        (
+            json!({"shots": [{"shot": "orbit", "duration": 5, "radius": "far"}]}),
+            format!("{base}/shots/0/radius"),
+            "must be a number",
+        ),
+        (
+            json!({"shots": [{"shot": "static", "duration": 5, "position": [0, 0, 1], "radius": 2}]}),
+            format!("{base}/shots/0/radius"),
+            "unknown field `radius`",
+        ),
+    ] {
+        let errors = errors_of(camera.clone());
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with(&format!("{pointer}: ")) && e.contains(needle)),
+            "{camera}: wanted `{needle}` at {pointer}, got {errors:?}"
+        );
+    }
+}
