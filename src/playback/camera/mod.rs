@@ -21,11 +21,12 @@
 //!
 //! A file's shots are read by [`crate::format::camera`]
 //! (`metadata.emoted.camera`) and become [`shot::Shot`]s here (radians).
-//! What is not here yet: the director that picks the shot of each tick
-//! and cuts between them, and the server glue (the camera entity, the
+//! [`director::shot_at`] picks the shot of each tick and says where a cut
+//! falls. What is not here yet: the server glue (the camera entity, the
 //! seat, Set Camera and its release on every end path).
 
 pub mod clearance;
+pub mod director;
 pub mod shot;
 
 use glam::Vec3;
