@@ -104,12 +104,34 @@ pub(super) struct PackTwin {
     pub(super) dressed: bool,
 }
 
+impl SkinDisplay {
+    /// The player whose skin it wears: the initiator, or the partner once
+    /// there is one.
+    pub(super) fn worn_by(&self, initiator: Entity, partner: Option<Entity>) -> Option<Entity> {
+        match self.participant {
+            Participant::Initiator => Some(initiator),
+            Participant::Partner => partner,
+        }
+    }
+}
+
 impl PackTwin {
     /// `transform` moved down by the twin's offset.
     pub(super) fn offset(&self, transform: &DisplayTransform) -> DisplayTransform {
         let mut moved = *transform;
         moved.translation.y -= self.offset_blocks;
         moved
+    }
+
+    /// Where the twin is drawn when it is dressed or moves to another
+    /// window: its node's pose as last sent, moved down by its offset, or
+    /// for a node never sent yet scale 0 at the origin of its window (so
+    /// the node's first update moves it within the window).
+    pub(super) fn placed(&self, last_sent: Option<DisplayTransform>) -> DisplayTransform {
+        self.offset(&last_sent.unwrap_or(DisplayTransform {
+            scale: valence::math::Vec3::ZERO,
+            ..DisplayTransform::IDENTITY
+        }))
     }
 }
 

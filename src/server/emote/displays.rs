@@ -21,7 +21,7 @@ use super::active::*;
 use super::advance::*;
 use super::duo_state::*;
 use crate::format::display_fields::{DisplayFields, TextFields};
-use crate::format::node::{Arm, ItemContent, ItemDisplayContext, NodeKind, Participant};
+use crate::format::node::{Arm, ItemContent, ItemDisplayContext, NodeKind};
 use crate::pack::ids::TWIN_MAX_VIEW_RANGE;
 use crate::pack::models::SLICE_DISPLAY_MODE;
 use crate::pack::profile::SkinProfile;
@@ -315,11 +315,10 @@ pub(super) fn dress_skins(
         // commands, so a display may appear a tick after its playback).
         let mut complete = true;
         for skin in &playback.skins {
-            let who = match skin.participant {
-                Participant::Initiator => Some(initiator),
-                Participant::Partner => partner,
-            };
-            let Some(wearer) = who.and_then(|w| Wearer::of(w, &players, &config)) else {
+            let wearer = skin
+                .worn_by(initiator, partner)
+                .and_then(|w| Wearer::of(w, &players, &config));
+            let Some(wearer) = wearer else {
                 continue;
             };
             if let Some(Some(entity)) = playback.displays.get(skin.union).copied() {
@@ -349,12 +348,11 @@ pub(super) fn dress_skins(
             if offset_blocks != twin.offset_blocks || !twin.dressed {
                 twin.offset_blocks = offset_blocks;
                 twin.dressed = true;
-                // Shown (or moved to its new window) at once, in the pose
-                // last sent; a node never sent yet waits for its first update.
-                if let Some(Some(pose)) = playback.state.last_sent.get(skin.union) {
-                    let moved = twin.offset(pose);
-                    super::send::write_transform(&mut displays, twin.entity, &moved, 0);
-                }
+                // Shown (or moved to its new window) at once, as a twin is
+                // born (`PackTwin::placed`), never interpolated.
+                let last_sent = playback.state.last_sent.get(skin.union).copied().flatten();
+                let moved = twin.placed(last_sent);
+                super::send::write_transform(&mut displays, twin.entity, &moved, 0);
             }
         }
         if complete {

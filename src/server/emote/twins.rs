@@ -44,7 +44,6 @@ use valence::prelude::*;
 use super::active::*;
 use super::displays::*;
 use super::duo_state::Duo;
-use crate::anim::DisplayTransform;
 use crate::format::node::Participant;
 use crate::server::events::{BoneDrawn, DisplayAudience};
 use crate::server::resource_pack::PackStatus;
@@ -101,12 +100,9 @@ pub(super) fn add_pack_twins(
             ) else {
                 continue;
             };
-            let who = match skin.participant {
-                Participant::Initiator => Some(owner),
-                Participant::Partner => partner,
-            };
             let dressed = match (
-                who.and_then(|w| Wearer::of(w, &players, &config)),
+                skin.worn_by(owner, partner)
+                    .and_then(|w| Wearer::of(w, &players, &config)),
                 slices.as_ref(),
             ) {
                 (Some(wearer), Some(slices)) => wearer.twin_head(&skin.slice, slices.table()),
@@ -122,17 +118,8 @@ pub(super) fn add_pack_twins(
                 twin.dressed = true;
                 // The node's pose as last sent (this tick's updates are in),
                 // or scale 0 in its window until its first update.
-                let pose = playback
-                    .state
-                    .last_sent
-                    .get(skin.union)
-                    .copied()
-                    .flatten()
-                    .unwrap_or(DisplayTransform {
-                        scale: Vec3::ZERO,
-                        ..DisplayTransform::IDENTITY
-                    });
-                let moved = twin.offset(&pose);
+                let last_sent = playback.state.last_sent.get(skin.union).copied().flatten();
+                let moved = twin.placed(last_sent);
                 commands.entity(entity).insert((
                     valence::entity::item_display::Item(head),
                     Translation(moved.translation),

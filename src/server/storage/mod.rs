@@ -200,9 +200,10 @@ fn read_joined_players_choices(
     }
 }
 
-/// What `/emote parts` answers, for a player who now sees parts or not.
-pub fn parts_answer(shown: bool, changed: bool) -> &'static str {
-    match (shown, changed) {
+/// What `/emote parts` answers a player who sees parts (`shown`) or
+/// heads, having just chosen (`chosen`: `on` or `off` typed) or asked.
+pub fn parts_answer(shown: bool, chosen: bool) -> &'static str {
+    match (shown, chosen) {
         (true, true) => "You now see emotes' bodies drawn in players' skins (with emoted's resource pack). If they look broken, /emote parts off shows heads instead.",
         (false, true) => "You now see heads instead of emotes' body parts, here and after you rejoin. /emote parts on brings the parts back.",
         (true, false) => "You see emotes' bodies drawn in players' skins (with emoted's resource pack). /emote parts off shows heads instead.",
