@@ -118,13 +118,23 @@ pub enum ShotKind {
     },
 }
 
+/// Which shot a file names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ShotName {
+    Orbit,
+    Dolly,
+    Crane,
+    Static,
+    Path,
+}
+
 /// The shot names, for messages and parsing.
-const SHOT_NAMES: [(&str, u8); 5] = [
-    ("orbit", 0),
-    ("dolly", 1),
-    ("crane", 2),
-    ("static", 3),
-    ("path", 4),
+const SHOT_NAMES: [(&str, ShotName); 5] = [
+    ("orbit", ShotName::Orbit),
+    ("dolly", ShotName::Dolly),
+    ("crane", ShotName::Crane),
+    ("static", ShotName::Static),
+    ("path", ShotName::Path),
 ];
 
 /// The fields every shot may have.
@@ -235,7 +245,7 @@ fn read_shot(
     };
     let which = obj.req_one_of("shot", problems, "`shot`", &SHOT_NAMES)?;
     let (kind, own): (ShotKind, &[&str]) = match which {
-        0 => (
+        ShotName::Orbit => (
             ShotKind::Orbit {
                 radius_blocks: number(&mut obj, problems, "radius", 4.0)?,
                 height_blocks: number(&mut obj, problems, "height", 0.5)?,
@@ -244,7 +254,7 @@ fn read_shot(
             },
             &["radius", "height", "from", "to"],
         ),
-        1 => {
+        ShotName::Dolly => {
             let angle_degrees = number(&mut obj, problems, "angle", 0.0)?;
             let height_blocks = number(&mut obj, problems, "height", 0.5)?;
             let [far_blocks, near_blocks] = pair(&mut obj, "distance", problems)?;
@@ -258,7 +268,7 @@ fn read_shot(
                 &["distance", "angle", "height"],
             )
         }
-        2 => {
+        ShotName::Crane => {
             let angle_degrees = number(&mut obj, problems, "angle", 0.0)?;
             let distance_blocks = number(&mut obj, problems, "distance", 4.0)?;
             let [low_blocks, high_blocks] = pair(&mut obj, "height", problems)?;
@@ -272,12 +282,12 @@ fn read_shot(
                 &["height", "distance", "angle"],
             )
         }
-        3 => {
+        ShotName::Static => {
             let (v, p) = obj.req("position", problems)?;
             let position_blocks = read::vec3(v, &p, problems, "shot `position`")?;
             (ShotKind::Static { position_blocks }, &["position"])
         }
-        _ => {
+        ShotName::Path => {
             let (v, p) = obj.req("points", problems)?;
             (
                 ShotKind::Path {
