@@ -136,14 +136,12 @@ fn bend_axes(samples: &[[f32; 8]], cycle: Cycle) -> [Axis; 2] {
         unwrap_angles(v);
     }
     let vector = |axis: f32, angle: f32| Vec2::new(axis.cos(), axis.sin()) * angle;
-    let targets: Vec<Vec2> = samples.iter().map(|s| vector(s[6], s[7])).collect();
-    let (Some(first), Some(last)) = (targets.first(), targets.last()) else {
+    let mut targets: Vec<Vec2> = samples.iter().map(|s| vector(s[6], s[7])).collect();
+    let (Some(&first), Some(&last)) = (targets.first(), targets.last()) else {
         return Default::default();
     };
-    let mut targets = targets.clone();
-    if cycle.looped && first.distance(*last) > ANGLE_TOLERANCE_RADIANS {
-        let held = *last;
-        targets.extend(std::iter::repeat_n(held, cycle.held_ticks));
+    if cycle.looped && first.distance(last) > ANGLE_TOLERANCE_RADIANS {
+        targets.extend(std::iter::repeat_n(last, cycle.held_ticks));
         for v in &mut values {
             let end = v.last().copied().unwrap_or(0.0);
             v.extend(std::iter::repeat_n(end, cycle.held_ticks));
