@@ -22,11 +22,14 @@
 //! A file's shots are read by [`crate::format::camera`]
 //! (`metadata.emoted.camera`) and become [`shot::Shot`]s here (radians).
 //! [`director::shot_at`] picks the shot of each tick and says where a cut
-//! falls. What is not here yet: the server glue (the camera entity, the
-//! seat, Set Camera and its release on every end path).
+//! falls, and [`flight::Flight`] is one player's camera from start to
+//! release: the shots, or the orbit the player steers with the mouse when
+//! the emote writes none. The server's side (the camera entity, the seat,
+//! Set Camera and its release) is [`crate::server`]'s `camera` plugin.
 
 pub mod clearance;
 pub mod director;
+pub mod flight;
 pub mod shot;
 
 use glam::Vec3;

@@ -1,0 +1,270 @@
+//! A camera in flight: where the emote camera of one player is at each
+//! tick, from the emote's shots (or the steered orbit when it writes
+//! none), the player's look, the body and the world's blocks.
+//!
+//! # The steered orbit
+//! The default shot circles the body and the player steers it with the
+//! mouse. It starts in front of the body (bearing 0, so the player sees
+//! their own face) a little above it, and from then on:
+//! - the **bearing** is the start bearing plus how far the player's look
+//!   turned since the camera started (turn the mouse right and the camera
+//!   goes round to the body's right, as vanilla's front view does when
+//!   the head turns), wrapped to a half turn either way;
+//! - the **elevation** is the start elevation plus how far the look
+//!   pitched since the start (look down and the camera rises), kept
+//!   within [`MIN_ELEVATION_DEGREES`] and [`MAX_ELEVATION_DEGREES`];
+//! - both ease toward those values by [`FlightSettings::steer_per_tick`]
+//!   of the gap each tick (a 90° turn of the mouse is 86° of bearing
+//!   after 5 ticks at the default 0.45), so a twitch of the mouse does not
+//!   shake the picture;
+//! - the **distance** frames the whole rig: at least
+//!   [`FlightSettings::distance_blocks`], farther when the pose reaches
+//!   out (a rig whose farthest node is `r` from the aim point is seen from
+//!   `r / tan 30°`, so it fits a 70° field of view with room to spare),
+//!   at most [`FlightSettings::max_distance_blocks`].
+//!
+//! # Keeping out of blocks
+//! Every shot's eye is pulled in along the line from its target
+//! ([`super::clearance::clear_eye`]) and stops short of the first solid
+//! block. When that leaves the camera closer than
+//! [`FlightSettings::min_distance_blocks`] (a wall right behind the
+//! wanted eye), the eye turns round the target by 30° steps, nearest
+//! first, to the first bearing with room; with no room anywhere (a player
+//! in a one-block hole) it rises straight up as far as it can.
+
+use std::f32::consts::{PI, TAU};
+
+use glam::{Quat, Vec3};
+
+use super::clearance::{clear_eye, SolidBlocks};
+use super::director::shot_at;
+use super::shot::{Framing, Shot};
+use super::{look_direction, CameraPose};
+use crate::format::camera::{CameraShot, ShotTarget};
+
+/// The lowest elevation a steered orbit goes to, degrees (below the aim
+/// point, looking up at the body).
+pub const MIN_ELEVATION_DEGREES: f32 = -20.0;
+
+/// The highest elevation a steered orbit goes to, degrees.
+pub const MAX_ELEVATION_DEGREES: f32 = 75.0;
+
+/// How a camera flies, from `[camera]` in the configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlightSettings {
+    /// The steered orbit's distance from its aim point, blocks (the
+    /// least: a wide pose takes it farther).
+    pub distance_blocks: f32,
+    /// The farthest any camera framing a rig goes, blocks.
+    pub max_distance_blocks: f32,
+    /// The closest a camera comes to its target when blocks are in the
+    /// way, blocks.
+    pub min_distance_blocks: f32,
+    /// How far short of a solid block the eye stops, blocks.
+    pub margin_blocks: f32,
+    /// The steered orbit's aim point above the feet, blocks.
+    pub aim_height_blocks: f32,
+    /// The steered orbit's elevation when it starts, degrees.
+    pub start_elevation_degrees: f32,
+    /// The share of the gap to the player's steering closed each tick
+    /// (0 to 1).
+    pub steer_per_tick: f32,
+}
+
+impl Default for FlightSettings {
+    fn default() -> Self {
+        Self {
+            distance_blocks: 4.0,
+            max_distance_blocks: 7.0,
+            min_distance_blocks: 1.0,
+            margin_blocks: 0.3,
+            aim_height_blocks: 1.0,
+            start_elevation_degrees: 10.0,
+            steer_per_tick: 0.45,
+        }
+    }
+}
+
+/// A look, degrees, in Minecraft's sense (positive yaw turns right,
+/// positive pitch looks down).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LookDegrees {
+    /// Yaw.
+    pub yaw: f32,
+    /// Pitch.
+    pub pitch: f32,
+}
+
+/// What the server sees of the body and the world each tick.
+pub struct Scene<'a, B: SolidBlocks> {
+    /// The body: the emote's root (feet) and its yaw.
+    pub body: Framing,
+    /// The player's look now.
+    pub look: LookDegrees,
+    /// How far the shown nodes reach from the aim point, blocks (the
+    /// steered orbit backs off to frame them).
+    pub rig_reach_blocks: f32,
+    /// A node's origin in the world, by id (`None`: no such node, or
+    /// hidden).
+    pub node_origin: &'a dyn Fn(&str) -> Option<Vec3>,
+    /// The world's blocks.
+    pub blocks: &'a B,
+}
+
+/// Where the camera is this tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlightFrame {
+    /// The eye and its look.
+    pub pose: CameraPose,
+    /// This tick starts a later shot: the camera jumps here.
+    pub cut: bool,
+}
+
+/// One player's camera, from its start to its release.
+#[derive(Clone, Debug)]
+pub struct Flight {
+    settings: FlightSettings,
+    /// The emote's shots, in order (empty: the steered orbit).
+    shots: Vec<CameraShot>,
+    /// The same shots in radians.
+    moves: Vec<Shot>,
+    /// The look when the camera started.
+    start_look: LookDegrees,
+    /// The steered orbit's bearing and elevation now, radians.
+    bearing_radians: f32,
+    elevation_radians: f32,
+    /// Its distance now, blocks.
+    distance_blocks: f32,
+}
+
+impl Flight {
+    /// A camera starting now with the player looking `look`: the emote's
+    /// `shots`, or the steered orbit when there are none.
+    pub fn new(shots: Vec<CameraShot>, look: LookDegrees, settings: FlightSettings) -> Flight {
+        let moves = shots.iter().map(|s| Shot::from(&s.kind)).collect();
+        Flight {
+            settings,
+            shots,
+            moves,
+            start_look: look,
+            bearing_radians: 0.0,
+            elevation_radians: settings.start_elevation_degrees.to_radians(),
+            distance_blocks: settings.distance_blocks,
+        }
+    }
+
+    /// True when the player's mouse steers this camera.
+    pub fn is_steered(&self) -> bool {
+        self.shots.is_empty()
+    }
+
+    /// The camera at `tick` (ticks from the start of the emote's cycle).
+    pub fn step<B: SolidBlocks>(&mut self, tick: u32, scene: &Scene<'_, B>) -> FlightFrame {
+        match shot_at(&self.shots, tick) {
+            None => FlightFrame {
+                pose: self.steered(scene),
+                cut: false,
+            },
+            Some(at) => {
+                let target = match &at.shot.target {
+                    ShotTarget::Initiator => None,
+                    ShotTarget::Node(id) => (scene.node_origin)(id),
+                }
+                .unwrap_or(scene.body.target);
+                let framing = Framing {
+                    target,
+                    frame_yaw_radians: scene.body.frame_yaw_radians,
+                };
+                let aim = framing.to_world(at.shot.offset_blocks);
+                let framing = Framing {
+                    target: aim,
+                    ..framing
+                };
+                let wanted = self.moves[at.index].pose(&framing, at.eased_fraction);
+                let eye = self.clear(aim, wanted.eye, scene.blocks);
+                let pose = if eye == wanted.eye {
+                    wanted
+                } else {
+                    CameraPose::looking_at(eye, aim)
+                };
+                FlightFrame { pose, cut: at.cut }
+            }
+        }
+    }
+
+    /// The steered orbit's pose this tick (and its state moved on).
+    fn steered<B: SolidBlocks>(&mut self, scene: &Scene<'_, B>) -> CameraPose {
+        let s = &self.settings;
+        let turned = wrap_radians((scene.look.yaw - self.start_look.yaw).to_radians());
+        let pitched = (scene.look.pitch - self.start_look.pitch).to_radians();
+        let wanted_elevation = (s.start_elevation_degrees.to_radians() + pitched).clamp(
+            MIN_ELEVATION_DEGREES.to_radians(),
+            MAX_ELEVATION_DEGREES.to_radians(),
+        );
+        let ease = s.steer_per_tick.clamp(0.0, 1.0);
+        self.bearing_radians = wrap_radians(
+            self.bearing_radians + wrap_radians(turned - self.bearing_radians) * ease,
+        );
+        self.elevation_radians += (wanted_elevation - self.elevation_radians) * ease;
+        let framing_distance = scene.rig_reach_blocks.max(0.0) / 30f32.to_radians().tan();
+        let wanted_distance = framing_distance
+            .max(s.distance_blocks)
+            .min(s.max_distance_blocks.max(s.min_distance_blocks));
+        self.distance_blocks += (wanted_distance - self.distance_blocks) * ease;
+        let aim = scene.body.target + Vec3::Y * s.aim_height_blocks;
+        // Bearing 0 is in front of the body, looking back at it: the eye
+        // is along the body's facing turned by the bearing.
+        let outward = look_direction(
+            scene.body.frame_yaw_radians + self.bearing_radians,
+            -self.elevation_radians,
+        );
+        let wanted = aim + outward * self.distance_blocks;
+        CameraPose::looking_at(self.clear(aim, wanted, scene.blocks), aim)
+    }
+
+    /// The eye nearest `wanted` with nothing solid between it and
+    /// `target` and at least the least distance from it (see the module
+    /// guide).
+    fn clear<B: SolidBlocks>(&self, target: Vec3, wanted: Vec3, blocks: &B) -> Vec3 {
+        let s = &self.settings;
+        let eye = clear_eye(target, wanted, blocks, s.margin_blocks);
+        let wanted_distance = wanted.distance(target);
+        let least = s.min_distance_blocks.min(wanted_distance);
+        if eye.distance(target) + 1e-4 >= least {
+            return eye;
+        }
+        let arm = wanted - target;
+        for step in 1..=6 {
+            for sign in [1.0, -1.0] {
+                let turn = Quat::from_rotation_y(sign * step as f32 * PI / 6.0);
+                let turned = clear_eye(target, target + turn * arm, blocks, s.margin_blocks);
+                if turned.distance(target) + 1e-4 >= least {
+                    return turned;
+                }
+            }
+        }
+        clear_eye(
+            target,
+            target + Vec3::Y * wanted_distance,
+            blocks,
+            s.margin_blocks,
+        )
+    }
+}
+
+/// An angle wrapped into `(−π, π]`.
+fn wrap_radians(angle: f32) -> f32 {
+    if !angle.is_finite() {
+        return 0.0;
+    }
+    let wrapped = (angle + PI).rem_euclid(TAU) - PI;
+    if wrapped <= -PI {
+        wrapped + TAU
+    } else {
+        wrapped
+    }
+}
+
+#[cfg(test)]
+#[path = "flight_tests.rs"]
+mod tests;
