@@ -1,6 +1,7 @@
 //! `config/emoted.toml`: every option with its default (the bundled file
 //! lists them all, commented). `[resource_pack]` is in [`resource_pack`].
 
+pub mod camera;
 pub mod resource_pack;
 pub mod skins;
 pub mod storage;
@@ -13,6 +14,7 @@ use valence::prelude::*;
 
 use crate::server::permissions;
 pub use crate::server::permissions::PermissionsSection;
+pub use camera::CameraSection;
 pub use resource_pack::ResourcePackSection;
 pub use skins::SkinsSection;
 pub use storage::StorageSection;
@@ -232,6 +234,8 @@ pub struct Config {
     pub skins: SkinsSection,
     /// `[storage]`.
     pub storage: StorageSection,
+    /// `[camera]`.
+    pub camera: CameraSection,
 }
 
 impl Config {
@@ -319,6 +323,7 @@ impl Config {
         permissions::validate_rules(&config.permissions).map_err(|e| invalid(e.to_string()))?;
         config.resource_pack.validate().map_err(invalid)?;
         config.skins.validate().map_err(invalid)?;
+        config.camera.validate().map_err(invalid)?;
         let limits = [
             (
                 "commands.rate_per_second",
@@ -397,6 +402,7 @@ mod tests {
         assert_eq!(bundled.commands, defaults.commands);
         assert_eq!(bundled.resource_pack, defaults.resource_pack);
         assert_eq!(bundled.skins, defaults.skins);
+        assert_eq!(bundled.camera, defaults.camera);
     }
 
     #[test]

@@ -304,15 +304,25 @@ pub struct OpenWheelRequest {
     pub client: Entity,
 }
 
-/// `/emote parts [on|off]`: a player chooses to see emoted's body parts
-/// (on) or heads (off) in every emote, or asks which they see (`None`).
+/// `/emote parts [on|off]` (a player chooses to see emoted's body parts,
+/// on, or heads, off, in every emote) and `/emote camera [on|off]` (their
+/// emotes fly a camera or not), or asks which they have (`None`).
 #[derive(Event, Clone, Copy, Debug)]
-pub struct PartsChoiceRequest {
+pub struct OnOffChoiceRequest {
     /// The player.
     pub client: Entity,
-    /// Parts shown (`Some(true)`), heads (`Some(false)`), or just asking.
-    pub shown: Option<bool>,
+    /// Which choice.
+    pub choice: crate::store::OnOffChoice,
+    /// On, off, or just asking.
+    pub on: Option<bool>,
 }
+
+/// On a player while their emote camera flies
+/// ([`crate::server::camera`]): their view is the camera's and they are
+/// seated, so their look steers the camera instead of turning the emote,
+/// and their clicks do nothing.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct CameraFlying;
 
 /// Registers every event of this module. Each feature plugin that reads or
 /// writes one calls [`add_shared_events`], so any subset of
@@ -330,7 +340,7 @@ impl Plugin for EmoteEventsPlugin {
             .add_event::<PlayerDiedEvent>()
             .add_event::<ReloadRequest>()
             .add_event::<OpenWheelRequest>()
-            .add_event::<PartsChoiceRequest>();
+            .add_event::<OnOffChoiceRequest>();
     }
 }
 

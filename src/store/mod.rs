@@ -6,7 +6,8 @@
 //!   server ([`PlayerStore::open`]). It holds what players choose and
 //!   expect to find again: their favourite emotes and their wheel order
 //!   (issue 15), whether they see emoted's body parts or heads (`/emote
-//!   parts`), and later features' state (each adds a migration).
+//!   parts`), whether their emotes fly a camera (`/emote camera`), and
+//!   later features' state (each adds a migration).
 //! - **A schema version** in SQLite's own `user_version`. Opening runs the
 //!   [`MIGRATIONS`] the file has not had yet, each in a transaction, so a
 //!   file is always at one version. A file from a newer emoted (a version
@@ -58,7 +59,32 @@ pub const MIGRATIONS: &[&str] = &[
          player_uuid TEXT NOT NULL PRIMARY KEY,
          parts_shown INTEGER NOT NULL
      );",
+    // 3: whether a player's emotes fly a camera (`/emote camera`).
+    "CREATE TABLE camera_choice (
+         player_uuid TEXT NOT NULL PRIMARY KEY,
+         camera_on INTEGER NOT NULL
+     );",
 ];
+
+/// A player's choice between on (the default) and off, one table each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnOffChoice {
+    /// `/emote parts`: emoted's body parts (on) or heads (off).
+    Parts,
+    /// `/emote camera`: the emote camera flies for the player's emotes.
+    Camera,
+}
+
+impl OnOffChoice {
+    /// Its table and the column that holds it (names written here, never
+    /// taken from input).
+    fn table_and_column(self) -> (&'static str, &'static str) {
+        match self {
+            OnOffChoice::Parts => ("parts_choice", "parts_shown"),
+            OnOffChoice::Camera => ("camera_choice", "camera_on"),
+        }
+    }
+}
 
 /// What can go wrong with the store.
 #[derive(Debug, thiserror::Error)]
@@ -278,27 +304,36 @@ impl PlayerStore {
         })
     }
 
-    /// Whether a player sees emoted's body parts (true, the default for a
-    /// player who never chose) or heads (`/emote parts off`).
-    pub fn parts_shown(&self, player: Uuid) -> Result<bool, StoreError> {
+    /// A player's on/off choice: on (the default for a player who never
+    /// chose) or off.
+    pub fn choice(&self, player: Uuid, choice: OnOffChoice) -> Result<bool, StoreError> {
+        let (table, column) = choice.table_and_column();
         self.connection
             .query_row(
-                "SELECT parts_shown FROM parts_choice WHERE player_uuid = ?1",
+                &format!("SELECT {column} FROM {table} WHERE player_uuid = ?1"),
                 params![player.to_string()],
                 |row| row.get::<_, i64>(0),
             )
             .optional()
-            .map(|stored| stored.map_or(true, |shown| shown != 0))
+            .map(|stored| stored.is_none_or(|on| on != 0))
             .map_err(|e| self.sqlite(e))
     }
 
-    /// Stores whether a player sees emoted's body parts or heads.
-    pub fn set_parts_shown(&mut self, player: Uuid, shown: bool) -> Result<(), StoreError> {
+    /// Stores a player's on/off choice.
+    pub fn set_choice(
+        &mut self,
+        player: Uuid,
+        choice: OnOffChoice,
+        on: bool,
+    ) -> Result<(), StoreError> {
+        let (table, column) = choice.table_and_column();
         self.connection
             .execute(
-                "INSERT INTO parts_choice (player_uuid, parts_shown) VALUES (?1, ?2)
-                 ON CONFLICT (player_uuid) DO UPDATE SET parts_shown = excluded.parts_shown",
-                params![player.to_string(), i64::from(shown)],
+                &format!(
+                    "INSERT INTO {table} (player_uuid, {column}) VALUES (?1, ?2)
+                     ON CONFLICT (player_uuid) DO UPDATE SET {column} = excluded.{column}"
+                ),
+                params![player.to_string(), i64::from(on)],
             )
             .map(|_| ())
             .map_err(|e| self.sqlite(e))

@@ -130,24 +130,32 @@ fn an_old_file_is_migrated_and_a_newer_one_left_alone() {
 }
 
 #[test]
-fn the_parts_choice_survives_a_reopen_and_defaults_to_parts() {
+fn on_off_choices_survive_a_reopen_default_to_on_and_stay_apart() {
     let dir = folder("parts");
     let mut store = PlayerStore::open(&dir).expect("a new store").store;
     let bob = Uuid::from_u128(2);
-    assert!(
-        store.parts_shown(alice()).expect("read"),
-        "parts by default"
-    );
-    store.set_parts_shown(alice(), false).expect("store");
-    store.set_parts_shown(bob, false).expect("store");
-    store.set_parts_shown(bob, true).expect("store again");
+    for choice in [OnOffChoice::Parts, OnOffChoice::Camera] {
+        assert!(store.choice(alice(), choice).expect("read"), "on by default");
+    }
+    store.set_choice(alice(), OnOffChoice::Parts, false).expect("store");
+    store.set_choice(bob, OnOffChoice::Parts, false).expect("store");
+    store.set_choice(bob, OnOffChoice::Parts, true).expect("store again");
+    store.set_choice(bob, OnOffChoice::Camera, false).expect("store");
     drop(store);
 
     let store = PlayerStore::open(&dir).expect("the same store").store;
-    assert!(!store.parts_shown(alice()).expect("read"), "heads, kept");
     assert!(
-        store.parts_shown(bob).expect("read"),
+        !store.choice(alice(), OnOffChoice::Parts).expect("read"),
+        "heads, kept"
+    );
+    assert!(
+        store.choice(alice(), OnOffChoice::Camera).expect("read"),
+        "one choice does not touch the other"
+    );
+    assert!(
+        store.choice(bob, OnOffChoice::Parts).expect("read"),
         "the last choice wins"
     );
+    assert!(!store.choice(bob, OnOffChoice::Camera).expect("read"));
     let _ = std::fs::remove_dir_all(&dir);
 }

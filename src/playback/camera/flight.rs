@@ -23,6 +23,10 @@
 //!   `r / tan 30°`, so it fits a 70° field of view with room to spare),
 //!   at most [`FlightSettings::max_distance_blocks`].
 //!
+//! The `follow` default shot ([`DefaultShot::Follow`]) is the same orbit
+//! held behind the body and [`FOLLOW_ELEVATION_DEGREES`] above it: it
+//! turns with the body, and the mouse steers nothing.
+//!
 //! # Keeping out of blocks
 //! Every shot's eye is pulled in along the line from its target
 //! ([`super::clearance::clear_eye`]) and stops short of the first solid
@@ -49,9 +53,27 @@ pub const MIN_ELEVATION_DEGREES: f32 = -20.0;
 /// The highest elevation a steered orbit goes to, degrees.
 pub const MAX_ELEVATION_DEGREES: f32 = 75.0;
 
+/// The shot of an emote that writes none (`[camera] default_shot`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DefaultShot {
+    /// In front of the body, steered round it with the mouse (the module
+    /// guide's steered orbit).
+    #[default]
+    Orbit,
+    /// Behind the body and [`FOLLOW_ELEVATION_DEGREES`] above it, turning
+    /// with the body; the mouse steers nothing.
+    Follow,
+}
+
+/// The elevation of the `follow` shot, degrees.
+pub const FOLLOW_ELEVATION_DEGREES: f32 = 20.0;
+
 /// How a camera flies, from `[camera]` in the configuration.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlightSettings {
+    /// The shot of an emote that writes none.
+    pub default_shot: DefaultShot,
     /// The steered orbit's distance from its aim point, blocks (the
     /// least: a wide pose takes it farther).
     pub distance_blocks: f32,
@@ -74,6 +96,7 @@ pub struct FlightSettings {
 impl Default for FlightSettings {
     fn default() -> Self {
         Self {
+            default_shot: DefaultShot::Orbit,
             distance_blocks: 4.0,
             max_distance_blocks: 7.0,
             min_distance_blocks: 1.0,
@@ -142,20 +165,24 @@ impl Flight {
     /// `shots`, or the steered orbit when there are none.
     pub fn new(shots: Vec<CameraShot>, look: LookDegrees, settings: FlightSettings) -> Flight {
         let moves = shots.iter().map(|s| Shot::from(&s.kind)).collect();
+        let (bearing_radians, elevation_degrees) = match settings.default_shot {
+            DefaultShot::Orbit => (0.0, settings.start_elevation_degrees),
+            DefaultShot::Follow => (PI, FOLLOW_ELEVATION_DEGREES),
+        };
         Flight {
             settings,
             shots,
             moves,
             start_look: look,
-            bearing_radians: 0.0,
-            elevation_radians: settings.start_elevation_degrees.to_radians(),
+            bearing_radians,
+            elevation_radians: elevation_degrees.to_radians(),
             distance_blocks: settings.distance_blocks,
         }
     }
 
     /// True when the player's mouse steers this camera.
     pub fn is_steered(&self) -> bool {
-        self.shots.is_empty()
+        self.shots.is_empty() && self.settings.default_shot == DefaultShot::Orbit
     }
 
     /// The camera at `tick` (ticks from the start of the emote's cycle).
@@ -195,12 +222,19 @@ impl Flight {
     /// The steered orbit's pose this tick (and its state moved on).
     fn steered<B: SolidBlocks>(&mut self, scene: &Scene<'_, B>) -> CameraPose {
         let s = &self.settings;
-        let turned = wrap_radians((scene.look.yaw - self.start_look.yaw).to_radians());
-        let pitched = (scene.look.pitch - self.start_look.pitch).to_radians();
-        let wanted_elevation = (s.start_elevation_degrees.to_radians() + pitched).clamp(
-            MIN_ELEVATION_DEGREES.to_radians(),
-            MAX_ELEVATION_DEGREES.to_radians(),
-        );
+        let (turned, wanted_elevation) = match s.default_shot {
+            DefaultShot::Orbit => {
+                let pitched = (scene.look.pitch - self.start_look.pitch).to_radians();
+                (
+                    wrap_radians((scene.look.yaw - self.start_look.yaw).to_radians()),
+                    (s.start_elevation_degrees.to_radians() + pitched).clamp(
+                        MIN_ELEVATION_DEGREES.to_radians(),
+                        MAX_ELEVATION_DEGREES.to_radians(),
+                    ),
+                )
+            }
+            DefaultShot::Follow => (PI, FOLLOW_ELEVATION_DEGREES.to_radians()),
+        };
         let ease = s.steer_per_tick.clamp(0.0, 1.0);
         self.bearing_radians = wrap_radians(
             self.bearing_radians + wrap_radians(turned - self.bearing_radians) * ease,

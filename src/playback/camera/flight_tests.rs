@@ -223,3 +223,27 @@ fn wrapping_keeps_angles_within_a_half_turn() {
         assert!((wrap_radians(angle) - wrapped).abs() < 1e-5, "{angle}");
     }
 }
+
+#[test]
+fn the_follow_shot_stays_behind_the_body_whatever_the_mouse_does() {
+    let blocks = open_air();
+    let settings = FlightSettings {
+        default_shot: DefaultShot::Follow,
+        ..FlightSettings::default()
+    };
+    let mut flight = Flight::new(vec![], look(0.0, 0.0), settings);
+    assert!(!flight.is_steered());
+    for (tick, yaw) in [(0, 0.0), (1, 90.0), (2, -120.0)] {
+        let eye = flight.step(tick, &scene(look(yaw, 40.0), &blocks, 0.0)).pose.eye;
+        assert!((bearing_degrees(eye).abs() - 180.0).abs() < 1e-3, "{eye}");
+        let aim = FEET + Vec3::Y;
+        let elevation = ((eye.y - aim.y) / eye.distance(aim)).asin().to_degrees();
+        assert!((elevation - FOLLOW_ELEVATION_DEGREES).abs() < 1e-3);
+    }
+    // The body turns a quarter right: the camera goes round with it.
+    let mut turned = 0.0;
+    for tick in 3..30 {
+        turned = bearing_degrees(flight.step(tick, &scene(look(0.0, 0.0), &blocks, 90.0)).pose.eye);
+    }
+    assert!((turned - -90.0).abs() < 1e-2, "{turned}");
+}

@@ -3,6 +3,7 @@
 //! ([`crate::server::syntax`]), all read by the shared [`Words`] reader
 //! and refused with the shared [`CommandError`].
 
+use crate::store::OnOffChoice;
 use crate::server::syntax::{
     parse_gamemode, parse_teleport, split_command, CommandError, GameModeCommand, Rotations,
     TeleportCommand, Words,
@@ -50,16 +51,19 @@ pub enum EmoteCommand {
     Reload,
     /// `/emote` alone, or `/emotes`: open the emote wheel.
     Wheel,
-    /// `/emote parts [on|off]`: see emoted's body parts or heads.
-    Parts {
+    /// `/emote parts [on|off]` (see emoted's body parts or heads) and
+    /// `/emote camera [on|off]` (the emote camera flies or not).
+    Choose {
+        /// Which choice.
+        choice: OnOffChoice,
         /// On, off, or `None` to be told which.
-        shown: Option<bool>,
+        on: Option<bool>,
     },
 }
 
 /// How `/emote` is written.
 pub(super) const EMOTE_USAGE: &str =
-    "/emote [play <id> [player] | stop [player] | list [page] | info <id> | parts [on|off] | reload]";
+    "/emote [play <id> [player] | stop [player] | list [page] | info <id> | parts [on|off] | camera [on|off] | reload]";
 /// How `/gamemode` is written.
 pub(super) const GAMEMODE_USAGE: &str =
     "/gamemode <survival|creative|adventure|spectator> [targets]";
@@ -100,6 +104,7 @@ pub(super) fn parse_emote(rest: &str) -> Result<EmoteCommand, CommandError> {
         "info" => "/emote info <id>",
         "reload" => "/emote reload",
         "parts" => "/emote parts [on|off]",
+        "camera" => "/emote camera [on|off]",
         other => {
             return Err(CommandError::UnknownSubcommand {
                 name: other.to_owned(),
@@ -130,8 +135,13 @@ pub(super) fn parse_emote(rest: &str) -> Result<EmoteCommand, CommandError> {
         "info" => EmoteCommand::Info {
             id: owned(w.require("emote id")?),
         },
-        "parts" => EmoteCommand::Parts {
-            shown: match w.next() {
+        "parts" | "camera" => EmoteCommand::Choose {
+            choice: if sub == "parts" {
+                OnOffChoice::Parts
+            } else {
+                OnOffChoice::Camera
+            },
+            on: match w.next() {
                 None => None,
                 Some("on") => Some(true),
                 Some("off") => Some(false),

@@ -15,7 +15,7 @@ use crate::server::config::Config;
 use crate::server::emote::EmoteCooldowns;
 use crate::server::emote_library::EmoteLibrary;
 use crate::server::events::{
-    EndReason, OpenWheelRequest, PartsChoiceRequest, PlayEmoteRequest, ReloadRequest,
+    EndReason, OnOffChoiceRequest, OpenWheelRequest, PlayEmoteRequest, ReloadRequest,
     StopEmoteRequest,
 };
 use crate::server::permissions::{
@@ -102,7 +102,7 @@ pub(super) fn handle_commands(
     mut stop: EventWriter<StopEmoteRequest>,
     mut reload: EventWriter<ReloadRequest>,
     mut wheel: EventWriter<OpenWheelRequest>,
-    mut parts: EventWriter<PartsChoiceRequest>,
+    mut choices: EventWriter<OnOffChoiceRequest>,
     mut rng: Local<CommandRng>,
     cooldowns: Option<Res<EmoteCooldowns>>,
     server: Res<Server>,
@@ -160,7 +160,7 @@ pub(super) fn handle_commands(
                             &mut stop,
                             &mut reload,
                             &mut wheel,
-                            &mut parts,
+                            &mut choices,
                         ),
                         Command::GameMode(command) => {
                             Some(run.gamemode(command).unwrap_or_else(|refused| refused))
@@ -191,7 +191,7 @@ pub(super) fn run_emote(
     stop: &mut EventWriter<StopEmoteRequest>,
     reload: &mut EventWriter<ReloadRequest>,
     wheel: &mut EventWriter<OpenWheelRequest>,
-    parts: &mut EventWriter<PartsChoiceRequest>,
+    choices: &mut EventWriter<OnOffChoiceRequest>,
 ) -> Option<Text> {
     let manager = perms.has(EMOTE_MANAGE);
     match command {
@@ -284,10 +284,11 @@ pub(super) fn run_emote(
             None
         }
         // Every player may choose what they see; the storage plugin answers.
-        EmoteCommand::Parts { shown } => {
-            parts.send(PartsChoiceRequest {
+        EmoteCommand::Choose { choice, on } => {
+            choices.send(OnOffChoiceRequest {
                 client: sender,
-                shown,
+                choice,
+                on,
             });
             None
         }

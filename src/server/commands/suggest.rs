@@ -37,11 +37,13 @@ pub fn suggest(
     let start = text.encode_utf16().count() - partial.encode_utf16().count();
     let player_names = || players.iter().map(|p| (*p).to_owned()).collect();
     let candidates: Vec<String> = match completed {
-        ["emote" | "e"] => ["play", "stop", "list", "info", "parts", "reload"]
+        ["emote" | "e"] => [
+            "play", "stop", "list", "info", "parts", "camera", "reload",
+        ]
             .iter()
             .map(|s| (*s).to_owned())
             .collect(),
-        ["emote" | "e", "parts"] => vec!["on".to_owned(), "off".to_owned()],
+        ["emote" | "e", "parts" | "camera"] => vec!["on".to_owned(), "off".to_owned()],
         ["emote" | "e", "play" | "info"] => perms
             .playable(library)
             .map(|(id, _)| id.to_string())

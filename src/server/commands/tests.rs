@@ -9,6 +9,7 @@ use super::rate::*;
 use super::run;
 use super::suggest::*;
 use super::tree::*;
+use crate::store::OnOffChoice;
 use std::time::Duration;
 
 use valence::prelude::*;
@@ -56,16 +57,40 @@ fn parses_every_emote_subcommand() {
     assert_eq!(emote("emote reload"), Ok(EmoteCommand::Reload));
     assert_eq!(
         emote("emote parts"),
-        Ok(EmoteCommand::Parts { shown: None })
+        Ok(EmoteCommand::Choose {
+            choice: OnOffChoice::Parts,
+            on: None
+        })
     );
     assert_eq!(
         emote("emote parts off"),
-        Ok(EmoteCommand::Parts { shown: Some(false) })
+        Ok(EmoteCommand::Choose {
+            choice: OnOffChoice::Parts,
+            on: Some(false)
+        })
     );
     assert_eq!(
         emote("e parts on"),
-        Ok(EmoteCommand::Parts { shown: Some(true) })
+        Ok(EmoteCommand::Choose {
+            choice: OnOffChoice::Parts,
+            on: Some(true)
+        })
     );
+    assert_eq!(
+        emote("emote camera off"),
+        Ok(EmoteCommand::Choose {
+            choice: OnOffChoice::Camera,
+            on: Some(false)
+        })
+    );
+    assert_eq!(
+        emote("e camera"),
+        Ok(EmoteCommand::Choose {
+            choice: OnOffChoice::Camera,
+            on: None
+        })
+    );
+    assert!(emote("emote camera maybe").is_err());
 }
 
 #[test]
@@ -342,10 +367,13 @@ fn suggestions_complete_the_last_word() {
     assert_eq!((start, m), (7, vec!["play".to_owned()]));
     let (start, m) = suggest("/emote ", &library, &[], &player);
     assert_eq!(start, 7);
-    assert_eq!(m.len(), 6);
+    assert_eq!(m.len(), 7);
     assert!(m.contains(&"parts".to_owned()), "{m:?}");
+    assert!(m.contains(&"camera".to_owned()), "{m:?}");
     let (start, m) = suggest("/emote parts o", &library, &[], &player);
     assert_eq!((start, m), (13, vec!["on".to_owned(), "off".to_owned()]));
+    let (start, m) = suggest("/emote camera o", &library, &[], &player);
+    assert_eq!((start, m), (14, vec!["on".to_owned(), "off".to_owned()]));
     let (_, m) = suggest("/emote play x:y ", &library, &["Alex"], &player);
     assert!(m.is_empty(), "players are only suggested to managers");
     let (start, m) = suggest("/emote play x:y A", &library, &["Alex", "Bob"], &op);

@@ -102,6 +102,9 @@ pub(super) fn command_tree(admin: SentCommandTree) -> CommandTreeS2c<'static> {
     let parts = t.literal(emote, "parts", true);
     t.literal(parts, "on", true);
     t.literal(parts, "off", true);
+    let camera = t.literal(emote, "camera", true);
+    t.literal(camera, "on", true);
+    t.literal(camera, "off", true);
     t.literal(emote, "reload", true);
     t.alias(root, "e", emote);
     t.literal(root, "emotes", true);

@@ -1,9 +1,10 @@
 //! Per-player state that survives a restart, as the server's features see
 //! it: the [`PlayerStoreResource`] (the SQLite file of [`crate::store`],
 //! opened at start-up from `[storage] data_folder`), and each online
-//! player's [`PlayerChoices`] (their favourite emotes, wheel order and
-//! whether they see body parts or heads), read from it when they join and
-//! written through on every change.
+//! player's [`PlayerChoices`] (their favourite emotes, wheel order,
+//! whether they see body parts or heads and whether their emotes fly a
+//! camera), read from it when they join and written through on every
+//! change.
 //!
 //! # Parts or heads
 //! A client whose shader pack (OptiFine, Iris) or skull mod replaces
@@ -13,6 +14,12 @@
 //! them as one: [`PlayerChoices::sees_parts`]); `/emote parts on` brings
 //! the parts back. The choice is the player's own: others still see the
 //! parts of that player's emotes.
+//!
+//! # The camera
+//! `/emote camera off` keeps a player's own view while they emote (the
+//! camera plugin, [`crate::server::camera`], reads
+//! [`PlayerChoices::camera_off`]); `/emote camera on` brings the camera
+//! back. Both choices are [`OnOffChoice`]s, stored one table each.
 //!
 //! The store is optional. Without one (storage turned off, or a file the
 //! store refused) choices still work, for as long as the player stays
@@ -25,8 +32,8 @@ use valence::prelude::*;
 
 use crate::format::EmoteId;
 use crate::server::config::Config;
-use crate::server::events::{add_shared_events, PartsChoiceRequest};
-use crate::store::{PlayerStore, StoreError};
+use crate::server::events::{add_shared_events, OnOffChoiceRequest};
+use crate::store::{OnOffChoice, PlayerStore, StoreError};
 
 /// Opens the store at start-up and reads each joining player's choices.
 pub struct StoragePlugin;
@@ -38,7 +45,7 @@ impl Plugin for StoragePlugin {
             .init_resource::<PlayerStoreResource>()
             .add_systems(PreStartup, open_player_store)
             .add_systems(PreUpdate, read_joined_players_choices)
-            .add_systems(Update, apply_parts_choices);
+            .add_systems(Update, apply_on_off_choices);
     }
 }
 
@@ -92,6 +99,8 @@ pub struct PlayerChoices {
     /// True after `/emote parts off`: this player sees heads instead of
     /// emoted's body parts, even with the pack loaded.
     pub parts_hidden: bool,
+    /// True after `/emote camera off`: this player's emotes fly no camera.
+    pub camera_off: bool,
 }
 
 impl PlayerChoices {
@@ -135,10 +144,27 @@ impl PlayerChoices {
         pack_loaded && !choices.is_some_and(|c| c.parts_hidden)
     }
 
-    /// Chooses parts (`shown`) or heads, in memory and in the store.
-    pub fn set_parts_shown(&mut self, player: Uuid, shown: bool, store: &PlayerStoreResource) {
-        store.with_store("store a parts choice", |s| s.set_parts_shown(player, shown));
-        self.parts_hidden = !shown;
+    /// Whether an on/off choice is on.
+    pub fn is_on(&self, choice: OnOffChoice) -> bool {
+        match choice {
+            OnOffChoice::Parts => !self.parts_hidden,
+            OnOffChoice::Camera => !self.camera_off,
+        }
+    }
+
+    /// Makes an on/off choice, in memory and in the store.
+    pub fn set_on(
+        &mut self,
+        player: Uuid,
+        choice: OnOffChoice,
+        on: bool,
+        store: &PlayerStoreResource,
+    ) {
+        store.with_store("store an on/off choice", |s| s.set_choice(player, choice, on));
+        match choice {
+            OnOffChoice::Parts => self.parts_hidden = !on,
+            OnOffChoice::Camera => self.camera_off = !on,
+        }
     }
 
     /// Replaces the wheel order, in memory and in the store.
@@ -189,31 +215,39 @@ fn read_joined_players_choices(
         let wheel_order = store
             .with_store("read a wheel order", |s| s.wheel_order(uuid.0))
             .unwrap_or_default();
-        let parts_shown = store
-            .with_store("read a parts choice", |s| s.parts_shown(uuid.0))
-            .unwrap_or(true);
+        let on = |choice| {
+            store
+                .with_store("read an on/off choice", |s| s.choice(uuid.0, choice))
+                .unwrap_or(true)
+        };
         commands.entity(player).insert(PlayerChoices {
             favourites,
             wheel_order,
-            parts_hidden: !parts_shown,
+            parts_hidden: !on(OnOffChoice::Parts),
+            camera_off: !on(OnOffChoice::Camera),
         });
     }
 }
 
-/// What `/emote parts` answers a player who sees parts (`shown`) or
-/// heads, having just chosen (`chosen`: `on` or `off` typed) or asked.
-pub fn parts_answer(shown: bool, chosen: bool) -> &'static str {
-    match (shown, chosen) {
-        (true, true) => "You now see emotes' bodies drawn in players' skins (with emoted's resource pack). If they look broken, /emote parts off shows heads instead.",
-        (false, true) => "You now see heads instead of emotes' body parts, here and after you rejoin. /emote parts on brings the parts back.",
-        (true, false) => "You see emotes' bodies drawn in players' skins (with emoted's resource pack). /emote parts off shows heads instead.",
-        (false, false) => "You see heads instead of emotes' body parts. /emote parts on brings the parts back.",
+/// What `/emote parts` or `/emote camera` answers a player whose choice
+/// is `on`, having just chosen (`chosen`: `on` or `off` typed) or asked.
+pub fn choice_answer(choice: OnOffChoice, on: bool, chosen: bool) -> &'static str {
+    match (choice, on, chosen) {
+        (OnOffChoice::Parts, true, true) => "You now see emotes' bodies drawn in players' skins (with emoted's resource pack). If they look broken, /emote parts off shows heads instead.",
+        (OnOffChoice::Parts, false, true) => "You now see heads instead of emotes' body parts, here and after you rejoin. /emote parts on brings the parts back.",
+        (OnOffChoice::Parts, true, false) => "You see emotes' bodies drawn in players' skins (with emoted's resource pack). /emote parts off shows heads instead.",
+        (OnOffChoice::Parts, false, false) => "You see heads instead of emotes' body parts. /emote parts on brings the parts back.",
+        (OnOffChoice::Camera, true, true) => "Your emotes now show you yourself, from a camera you steer with the mouse (Shift ends the emote). /emote camera off keeps your own view.",
+        (OnOffChoice::Camera, false, true) => "Your emotes now keep your own view, here and after you rejoin. /emote camera on brings the camera back.",
+        (OnOffChoice::Camera, true, false) => "Your emotes show you yourself, from a camera you steer with the mouse. /emote camera off keeps your own view.",
+        (OnOffChoice::Camera, false, false) => "Your emotes keep your own view. /emote camera on shows you yourself from a camera.",
     }
 }
 
-/// Applies `/emote parts [on|off]` and answers the player.
-fn apply_parts_choices(
-    mut requests: EventReader<PartsChoiceRequest>,
+/// Applies `/emote parts [on|off]` and `/emote camera [on|off]` and
+/// answers the player.
+fn apply_on_off_choices(
+    mut requests: EventReader<OnOffChoiceRequest>,
     store: Res<PlayerStoreResource>,
     mut players: Query<(&mut Client, &UniqueId, Option<&mut PlayerChoices>)>,
 ) {
@@ -225,12 +259,14 @@ fn apply_parts_choices(
             // Choices are read the tick a player joins; nothing typed precedes them.
             continue;
         };
-        let shown_before = !choices.parts_hidden;
-        let shown = request.shown.unwrap_or(shown_before);
-        if shown != shown_before {
-            choices.set_parts_shown(uuid.0, shown, &store);
+        let before = choices.is_on(request.choice);
+        let on = request.on.unwrap_or(before);
+        if on != before {
+            choices.set_on(uuid.0, request.choice, on, &store);
         }
-        client.send_chat_message(parts_answer(shown, request.shown.is_some()).color(Color::GRAY));
+        client.send_chat_message(
+            choice_answer(request.choice, on, request.on.is_some()).color(Color::GRAY),
+        );
     }
 }
 

@@ -226,7 +226,7 @@ mod tests {
         let choices = PlayerChoices {
             favourites: vec!["example:wave".into()],
             wheel_order: Vec::new(),
-            parts_hidden: false,
+            ..PlayerChoices::default()
         };
         let cooldown = |id: &EmoteId| if id.as_str() == "example:bow" { 30 } else { 0 };
         let offers = [(
