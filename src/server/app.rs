@@ -12,7 +12,7 @@ use bevy_app::PluginGroupBuilder;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
 use crate::server::{
-    combat, commands, cull, dispatch, emote, feedback, idle, modded, reload, resource_pack, skin,
+    camera, combat, commands, cull, dispatch, emote, feedback, idle, modded, reload, resource_pack, skin,
     storage, tick_stats, wheel, world,
 };
 
@@ -25,6 +25,7 @@ use crate::server::{
 /// | [`EmoteLibraryPlugin`] | the emotes, loaded at start-up | `Startup` |
 /// | [`commands::EmoteCommandsPlugin`] | `/emote`, `/gamemode`, `/tp`, completion, operators | `Update`, before [`EmotePlaybackSet`](crate::server::events::EmotePlaybackSet) |
 /// | [`emote::EmotePlaybackPlugin`] | playback: start, advance, send, stop, two-player offers | `Update`, in `EmotePlaybackSet` |
+/// | [`camera::EmoteCameraPlugin`] | the emote camera: a vanilla player sees their own emote, seated, from a camera entity only they receive | `Update`, after `EmotePlaybackSet` |
 /// | [`idle::IdleEmotesPlugin`] | idle emotes: started after a quiet delay, stopped by activity | `PostUpdate`, in [`IdleEmotesSet`](idle::IdleEmotesSet) |
 /// | [`feedback::EmoteFeedbackPlugin`] | the action bar while an emote plays, and why it ended | `PostUpdate`, before valence flushes packets |
 /// | [`cull::DisplayCullPlugin`] | view-range culling of display entities | `PostUpdate` |
@@ -51,6 +52,7 @@ impl PluginGroup for EmotePlugins {
             .add(EmoteLibraryPlugin)
             .add(commands::EmoteCommandsPlugin)
             .add(emote::EmotePlaybackPlugin)
+            .add(camera::EmoteCameraPlugin)
             .add(idle::IdleEmotesPlugin)
             .add(feedback::EmoteFeedbackPlugin)
             .add(cull::DisplayCullPlugin)

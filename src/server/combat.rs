@@ -22,7 +22,7 @@ use valence::protocol::{VarInt, WritePacket};
 use valence::status::RequestRespawnEvent;
 
 use crate::server::events::add_shared_events;
-use crate::server::events::{PlayerDamagedEvent, PlayerDiedEvent};
+use crate::server::events::{CameraFlying, PlayerDamagedEvent, PlayerDiedEvent};
 use crate::server::world::SURFACE_Y;
 
 /// A player's full health.
@@ -58,8 +58,12 @@ impl Plugin for CombatPlugin {
     }
 }
 
-fn add_last_hurt(mut commands: Commands, new: Query<Entity, Added<Client>>) {
-    for entity in &new {
+/// A joining player gets a hurt clock and a player's full health (valence
+/// gives every new player entity 200, ten times a player's: twenty hits
+/// would not have killed anyone).
+fn add_last_hurt(mut commands: Commands, mut new: Query<(Entity, &mut Health), Added<Client>>) {
+    for (entity, mut health) in &mut new {
+        health.0 = PLAYER_MAX_HEALTH;
         commands.entity(entity).insert(LastHurt::default());
     }
 }
@@ -84,11 +88,15 @@ fn melee_hits(
     )>,
     mut damaged: EventWriter<PlayerDamagedEvent>,
     mut died: EventWriter<PlayerDiedEvent>,
+    flying: Query<(), With<CameraFlying>>,
 ) {
     let now = server.current_tick();
     for interaction in interactions.iter() {
         if interaction.interact != EntityInteraction::Attack {
             continue;
+        }
+        if flying.contains(interaction.client) {
+            continue; // a click through the emote camera does nothing
         }
         let Ok([attacker, victim]) = players.get_many_mut([interaction.client, interaction.entity])
         else {

@@ -85,6 +85,8 @@ pub enum EndReason {
     Died,
     /// The player's view moved to another world (chunk layer).
     LeftWorld,
+    /// The server moved the player (`/tp`) while their emote camera flew.
+    Teleported,
     /// A reload changed the emote's file, or removed the emote.
     Reloaded {
         /// True when the emote is gone, false when its file changed.
@@ -144,6 +146,7 @@ impl EndReason {
             EndReason::Failed(_) => both("it failed"),
             EndReason::Died => pair("you died", "your partner died"),
             EndReason::LeftWorld => pair("you left the world", "your partner left the world"),
+            EndReason::Teleported => pair("you were teleported", "your partner was teleported"),
             EndReason::Reloaded { removed: false } => {
                 both("the emote was reloaded: its file changed")
             }
@@ -317,8 +320,8 @@ pub struct OnOffChoiceRequest {
     pub on: Option<bool>,
 }
 
-/// On a player while their emote camera flies
-/// ([`crate::server::camera`]): their view is the camera's and they are
+/// On a player while their emote camera flies (the camera plugin's
+/// `EmoteCamera` is beside it): their view is the camera's and they are
 /// seated, so their look steers the camera instead of turning the emote,
 /// and their clicks do nothing.
 #[derive(Component, Clone, Copy, Debug, Default)]

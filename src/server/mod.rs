@@ -5,6 +5,7 @@
 //! rules of [`crate::playback`] what players do and apply what they return.
 
 pub mod app;
+pub mod camera;
 pub mod combat;
 pub mod commands;
 pub mod config;

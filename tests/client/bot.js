@@ -528,6 +528,29 @@ function start () {
     record('set_passengers', { entity_id: p.entityId, passengers: p.passengers })
   )
 
+  // Riding as the vanilla 1.20.1 client rides: mineflayer stops sending
+  // anything once mounted, but LocalPlayer.tick keeps sending its look
+  // (Rot) and its inputs (PlayerInput: jump 1, Shift 2) every tick while
+  // it is a passenger, whatever entity its camera is.
+  let riding = null
+  bot.on('mount', () => {
+    if (riding) return
+    riding = setInterval(() => {
+      if (!bot.vehicle || ended) {
+        clearInterval(riding)
+        riding = null
+        return
+      }
+      client.write('look', {
+        yaw: toNotchYaw(bot.entity.yaw),
+        pitch: toNotchPitch(bot.entity.pitch),
+        onGround: bot.entity.onGround
+      })
+      const flags = (bot.controlState.jump ? 1 : 0) | (bot.controlState.sneak ? 2 : 0)
+      client.write('steer_vehicle', { sideways: 0, forward: 0, jump: flags })
+    }, 50)
+  })
+
   // Windows: what the server opens and fills, as the client would draw it.
   client.on('open_window', (p) => {
     record('window_open', {

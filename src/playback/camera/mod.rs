@@ -25,7 +25,7 @@
 //! falls, and [`flight::Flight`] is one player's camera from start to
 //! release: the shots, or the orbit the player steers with the mouse when
 //! the emote writes none. The server's side (the camera entity, the seat,
-//! Set Camera and its release) is [`crate::server`]'s `camera` plugin.
+//! Set Camera and its release) is the server's camera plugin.
 
 pub mod clearance;
 pub mod director;

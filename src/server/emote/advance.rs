@@ -10,7 +10,9 @@ use super::send::*;
 use super::stop::*;
 use crate::playback::playing::wall_tick;
 use crate::playback::session::{DueCommand, NodeUpdate, PlaybackEnd};
-use crate::server::events::{EmoteCommandEvent, EmoteEndedEvent, EndReason, PlayerDamagedEvent};
+use crate::server::events::{
+    CameraFlying, EmoteCommandEvent, EmoteEndedEvent, EndReason, PlayerDamagedEvent,
+};
 
 /// The player inventory slot of the off hand.
 pub(super) const OFF_HAND_SLOT: u16 = 45;
@@ -20,6 +22,7 @@ pub(super) fn observe_players(
     mut movements: EventReader<MovementEvent>,
     mut interactions: EventReader<InteractEntityEvent>,
     mut damaged: EventReader<PlayerDamagedEvent>,
+    flying: Query<(), With<CameraFlying>>,
     mut players: Query<(
         &mut StopWatch,
         &Position,
@@ -42,8 +45,8 @@ pub(super) fn observe_players(
         }
     }
     for interaction in interactions.iter() {
-        if interaction.interact != EntityInteraction::Attack {
-            continue;
+        if interaction.interact != EntityInteraction::Attack || flying.contains(interaction.client) {
+            continue; // a click through the emote camera does nothing
         }
         // Swinging at any entity is attacking, hurt or not.
         if let Ok((mut watch, ..)) = players.get_mut(interaction.client) {
@@ -93,6 +96,7 @@ pub(super) type PlayingPlayers<'w, 's> = Query<
         &'static Look,
         &'static mut EntityLayerId,
         Option<&'static mut StopWatch>,
+        Option<&'static CameraFlying>,
     ),
     With<Client>,
 >;
@@ -123,7 +127,7 @@ pub(super) fn advance_emotes(
     plans.0.begin_tick();
     let policy = policy.map_or(DisplayUpdatePolicy::Scheduled, |p| *p);
     let TickBuffers { due, updates } = &mut *buffers;
-    for (player, mut playback, look, mut layer, watch) in &mut players {
+    for (player, mut playback, look, mut layer, watch, flying) in &mut players {
         let playback = &mut *playback;
         let mut end = None;
         if let Some(reason) = watch.and_then(|mut w| w.check()) {
@@ -144,7 +148,13 @@ pub(super) fn advance_emotes(
             if policy == DisplayUpdatePolicy::Scheduled {
                 playback.state.plan_new_cycle(&mut plans.0);
             }
-            let yaw = playback.state.yaw.step(look.yaw);
+            // While the emote camera flies the look steers it: the body
+            // holds its yaw.
+            let player_yaw = match flying {
+                Some(_) => playback.state.root_yaw_degrees(),
+                None => look.yaw,
+            };
+            let yaw = playback.state.yaw.step(player_yaw);
             playback
                 .state
                 .pose_updates(yaw, server.current_tick(), updates);

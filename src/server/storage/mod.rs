@@ -17,8 +17,8 @@
 //!
 //! # The camera
 //! `/emote camera off` keeps a player's own view while they emote (the
-//! camera plugin, [`crate::server::camera`], reads
-//! [`PlayerChoices::camera_off`]); `/emote camera on` brings the camera
+//! camera plugin reads [`PlayerChoices::camera_off`]); `/emote camera on`
+//! brings the camera
 //! back. Both choices are [`OnOffChoice`]s, stored one table each.
 //!
 //! The store is optional. Without one (storage turned off, or a file the

@@ -1,0 +1,477 @@
+//! The emote camera (issue 29): a vanilla player who plays an emote sees
+//! it, from a camera the server flies for them alone.
+//!
+//! # The model
+//! While a player's emote plays, an [`EmoteCamera`] on the player holds
+//! its [`Flight`] (the geometry, pure: [`crate::playback::camera`]) and
+//! two entities in an entity layer only that player sees
+//! ([`PrivateLayer`]): the camera and the seat ([`rig`]). Every tick the
+//! flight gives the camera's pose from the emote's shots (or the orbit
+//! the player steers with the mouse), the body (the emote's root and its
+//! yaw, held while the camera flies) and the world's blocks, and the
+//! camera entity is moved there.
+//!
+//! # Who gets one
+//! A camera starts the tick after a playback appears, when all of these
+//! hold:
+//! - `[camera] enabled`, and `allow_in_pvp` or a player who cannot be
+//!   hurt (creative or spectator mode);
+//! - the emote does not refuse one (`metadata.emoted.camera: false`);
+//! - the player did not choose `/emote camera off`
+//!   ([`PlayerChoices::camera_off`]);
+//! - the client is vanilla: a modded client ([`BoneViewer`], Emotecraft or
+//!   `emoted:animation`) moves its own camera;
+//! - the emote is not an idle emote: a camera that takes the view of a
+//!   player who is away would greet them with it.
+//!
+//! The partner of a two-player Sequence gets none yet.
+//!
+//! # While it flies
+//! The player is seated ([`CameraFlying`] marks them): their look steers
+//! the orbit and does not turn the emote (the rotation deadzone holds the
+//! body's yaw), and their clicks at entities do nothing (no attack, no
+//! stop condition). Shift asks to leave a seat: it stops the emote, as
+//! `/emote stop` does. A player the server moves (`/tp`) leaves the emote
+//! ([`EndReason::Teleported`]): the seat would otherwise carry them back.
+//!
+//! # The end
+//! Every playback's end is an [`EmoteEndedEvent`]: the camera is handed
+//! back ([`rig::hand_back`]) before its entities are removed, in the same
+//! tick, for every reason. An emote replaced by another keeps the camera
+//! and starts the new one's shots (or hands back if the new emote wants
+//! none). A player who leaves takes nothing with them: a safety net
+//! removes camera parts and private layers whose owner is gone.
+
+pub mod rig;
+
+use std::collections::HashSet;
+
+use glam::{IVec3, Quat, Vec3};
+use valence::entity::{EntityId, HeadYaw};
+use valence::event_loop::PacketEvent;
+use valence::prelude::*;
+use valence::protocol::packets::play::PlayerInputC2s;
+
+pub use rig::{CameraPart, CAMERA_EYE_HEIGHT_BLOCKS};
+
+use crate::format::camera::{CameraSetting, CameraShot};
+use crate::playback::camera::clearance::SolidBlocks;
+use crate::playback::camera::flight::{Flight, FlightFrame, LookDegrees, Scene};
+use crate::playback::camera::shot::Framing;
+use crate::server::combat::can_be_hurt;
+use crate::server::config::Config;
+use crate::server::emote::ActiveEmote;
+use crate::server::events::{
+    add_shared_events, BoneViewer, CameraFlying, EmoteEndedEvent, EmotePlaybackSet, EndReason,
+    StopEmoteRequest,
+};
+use crate::server::idle::IdleWatch;
+use crate::server::storage::PlayerChoices;
+
+/// Flies emote cameras: starts, moves and hands them back.
+pub struct EmoteCameraPlugin;
+
+impl Plugin for EmoteCameraPlugin {
+    fn build(&self, app: &mut App) {
+        add_shared_events(app).add_systems(
+            Update,
+            (
+                end_cameras,
+                start_cameras,
+                fly_cameras,
+                leave_on_shift,
+                remove_orphan_parts,
+            )
+                .chain()
+                .after(EmotePlaybackSet),
+        );
+    }
+}
+
+/// A player's own entity layer (their camera and seat live there), made
+/// for their first camera and kept while they are online.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct PrivateLayer(pub Entity);
+
+/// On a private layer: whose it is.
+#[derive(Component, Clone, Copy, Debug)]
+struct PrivateLayerOf(Entity);
+
+/// A player's emote camera, from its start to its release.
+#[derive(Component)]
+pub struct EmoteCamera {
+    flight: Flight,
+    /// The camera entity.
+    pub camera: Entity,
+    /// The seat entity.
+    pub seat: Entity,
+    /// Ticks since the camera (or the emote it films) started.
+    ticks: u32,
+    /// The player is seated and sees through the camera.
+    handed_over: bool,
+    /// The player's feet when seated.
+    seated_at: DVec3,
+    /// The emote was replaced: film the new one (or hand back).
+    restart: bool,
+}
+
+impl EmoteCamera {
+    /// True once the player sees through the camera.
+    pub fn is_handed_over(&self) -> bool {
+        self.handed_over
+    }
+}
+
+/// The world's blocks as the camera sees them: anything opaque or with a
+/// collision shape stops it.
+struct LayerBlocks<'a>(&'a ChunkLayer);
+
+impl SolidBlocks for LayerBlocks<'_> {
+    fn is_solid(&self, block: IVec3) -> bool {
+        self.0
+            .block(BlockPos::new(block.x, block.y, block.z))
+            .is_some_and(|b| b.state.is_opaque() || b.state.collision_shapes().len() > 0)
+    }
+}
+
+/// The shots a playback's camera flies, `None` when it flies none.
+#[allow(clippy::too_many_arguments)]
+fn wanted_shots(
+    config: &Config,
+    playback: &ActiveEmote,
+    mode: GameMode,
+    choices: Option<&PlayerChoices>,
+    idle: Option<&IdleWatch>,
+    modded: bool,
+) -> Option<Vec<CameraShot>> {
+    let camera = &config.camera;
+    let refused = !camera.enabled
+        || modded
+        || (!camera.allow_in_pvp && can_be_hurt(mode))
+        || choices.is_some_and(|c| c.camera_off)
+        || idle.is_some_and(|w| w.clock().plays_idle_emote());
+    if refused {
+        return None;
+    }
+    match &playback.file().metadata().camera {
+        CameraSetting::Off => None,
+        CameraSetting::ServerDefault => Some(Vec::new()),
+        CameraSetting::Shots(shots) => Some(shots.clone()),
+    }
+}
+
+/// The camera's frame this tick for `playback`.
+fn frame_of(
+    flight: &mut Flight,
+    ticks: u32,
+    playback: &ActiveEmote,
+    look: &Look,
+    blocks: &LayerBlocks<'_>,
+) -> FlightFrame {
+    let state = &playback.state;
+    let root = state.root_position().as_vec3();
+    let yaw_radians = state.root_yaw_degrees().to_radians();
+    let turn = Quat::from_rotation_y(-yaw_radians);
+    let origin_of = |union: usize| -> Option<Vec3> {
+        let matrix = state.frame.get(union)?.as_ref()?;
+        Some(root + turn * matrix.w_axis.truncate())
+    };
+    let aim = root + Vec3::Y;
+    let rig_reach_blocks = (0..state.union.len())
+        .filter_map(origin_of)
+        .map(|origin| origin.distance(aim))
+        .fold(0.0f32, f32::max);
+    let node_origin = |id: &str| -> Option<Vec3> {
+        let union = state.union.ids.iter().position(|i| i == id)?;
+        origin_of(union)
+    };
+    let scene = Scene {
+        body: Framing {
+            target: root,
+            frame_yaw_radians: yaw_radians,
+        },
+        look: LookDegrees {
+            yaw: look.yaw,
+            pitch: look.pitch,
+        },
+        rig_reach_blocks,
+        node_origin: &node_origin,
+        blocks,
+    };
+    flight.step(ticks, &scene)
+}
+
+/// Hands the view back (when it was handed over and the client is still
+/// here) and removes the camera.
+fn release(
+    commands: &mut Commands,
+    player: Entity,
+    camera: &EmoteCamera,
+    client: Option<&mut Client>,
+    ids: &Query<&EntityId>,
+) {
+    if let (true, Some(client), Ok(seat_id)) = (camera.handed_over, client, ids.get(camera.seat)) {
+        rig::hand_back(client, seat_id.get());
+    }
+    for part in [camera.camera, camera.seat] {
+        if let Some(mut e) = commands.get_entity(part) {
+            e.insert(Despawned);
+        }
+    }
+    if let Some(mut e) = commands.get_entity(player) {
+        e.remove::<(EmoteCamera, CameraFlying)>();
+    }
+}
+
+/// Every ended playback hands its camera back, in the tick it ended; a
+/// replaced one keeps it for the next emote.
+fn end_cameras(
+    mut commands: Commands,
+    mut ended: EventReader<EmoteEndedEvent>,
+    mut players: Query<(&mut EmoteCamera, Option<&mut Client>)>,
+    ids: Query<&EntityId>,
+) {
+    let mut released = HashSet::new();
+    for end in ended.iter() {
+        if released.contains(&end.client) {
+            continue;
+        }
+        let Ok((mut camera, client)) = players.get_mut(end.client) else {
+            continue;
+        };
+        if end.reason == EndReason::Replaced {
+            camera.restart = true;
+            continue;
+        }
+        release(&mut commands, end.client, &camera, client.map(|c| c.into_inner()), &ids);
+        released.insert(end.client);
+    }
+}
+
+/// Players as [`start_cameras`] reads them.
+type StartingPlayers<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static ActiveEmote,
+        &'static Position,
+        &'static Look,
+        &'static GameMode,
+        &'static VisibleChunkLayer,
+        &'static mut VisibleEntityLayers,
+        Option<&'static PrivateLayer>,
+        Option<&'static PlayerChoices>,
+        Option<&'static IdleWatch>,
+        Option<&'static BoneViewer>,
+    ),
+    (With<Client>, Without<EmoteCamera>),
+>;
+
+/// A playback with no camera yet gets one when it wants one.
+fn start_cameras(
+    mut commands: Commands,
+    config: Res<Config>,
+    server: Res<Server>,
+    mut players: StartingPlayers,
+    layers: Query<&ChunkLayer>,
+) {
+    for (player, playback, position, look, mode, chunks, mut visible, private, choices, idle, modded) in
+        &mut players
+    {
+        let Some(shots) = wanted_shots(&config, playback, *mode, choices, idle, modded.is_some())
+        else {
+            continue;
+        };
+        let Ok(chunk_layer) = layers.get(chunks.0) else {
+            continue;
+        };
+        let layer = match private {
+            Some(layer) => layer.0,
+            None => {
+                let layer = commands
+                    .spawn((EntityLayer::new(&server), PrivateLayerOf(player)))
+                    .id();
+                commands.entity(player).insert(PrivateLayer(layer));
+                layer
+            }
+        };
+        visible.0.insert(layer);
+        let start_look = LookDegrees {
+            yaw: look.yaw,
+            pitch: look.pitch,
+        };
+        let mut flight = Flight::new(shots, start_look, config.camera.flight_settings());
+        let blocks = LayerBlocks(chunk_layer);
+        let first = frame_of(&mut flight, 0, playback, look, &blocks);
+        let (camera, seat) = rig::spawn_camera_and_seat(
+            &mut commands,
+            layer,
+            player,
+            &first.pose,
+            position.0,
+            *look,
+        );
+        commands.entity(player).insert((
+            EmoteCamera {
+                flight,
+                camera,
+                seat,
+                ticks: 1,
+                handed_over: false,
+                seated_at: position.0,
+                restart: false,
+            },
+            CameraFlying,
+        ));
+    }
+}
+
+/// Players as [`fly_cameras`] reads them.
+type FlyingPlayers<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static mut EmoteCamera,
+        Option<&'static ActiveEmote>,
+        &'static mut Client,
+        &'static Position,
+        &'static Look,
+        &'static GameMode,
+        &'static VisibleChunkLayer,
+        Option<&'static PlayerChoices>,
+        Option<&'static IdleWatch>,
+        Option<&'static BoneViewer>,
+    ),
+>;
+
+/// The camera entities as [`fly_cameras`] moves them.
+type CameraEntities<'w, 's> = Query<
+    'w,
+    's,
+    (&'static mut Position, &'static mut Look, &'static mut HeadYaw),
+    (With<CameraPart>, Without<Client>),
+>;
+
+/// Moves every camera to this tick's pose; hands the view over the tick
+/// after the camera was spawned.
+#[allow(clippy::too_many_arguments)]
+fn fly_cameras(
+    mut commands: Commands,
+    config: Res<Config>,
+    mut players: FlyingPlayers,
+    mut cameras: CameraEntities,
+    layers: Query<&ChunkLayer>,
+    ids: Query<&EntityId>,
+    mut stop: EventWriter<StopEmoteRequest>,
+) {
+    for (player, mut camera, playback, mut client, position, look, mode, chunks, choices, idle, modded) in
+        &mut players
+    {
+        let Some(playback) = playback else {
+            // A playback gone without an end event (a safety net).
+            release(&mut commands, player, &camera, Some(&mut client), &ids);
+            continue;
+        };
+        if camera.restart {
+            camera.restart = false;
+            match wanted_shots(&config, playback, *mode, choices, idle, modded.is_some()) {
+                Some(shots) => {
+                    let start = LookDegrees {
+                        yaw: look.yaw,
+                        pitch: look.pitch,
+                    };
+                    camera.flight = Flight::new(shots, start, config.camera.flight_settings());
+                    camera.ticks = 0;
+                }
+                None => {
+                    release(&mut commands, player, &camera, Some(&mut client), &ids);
+                    continue;
+                }
+            }
+        }
+        if position.0.distance(camera.seated_at) > 0.01 {
+            // The server moved a seated player: the emote ends, and the
+            // view is handed back before the move reaches the client.
+            release(&mut commands, player, &camera, Some(&mut client), &ids);
+            stop.send(StopEmoteRequest {
+                client: player,
+                reason: EndReason::Teleported,
+            });
+            continue;
+        }
+        let Ok(chunk_layer) = layers.get(chunks.0) else {
+            continue;
+        };
+        let camera: &mut EmoteCamera = &mut camera;
+        let frame = frame_of(
+            &mut camera.flight,
+            camera.ticks,
+            playback,
+            look,
+            &LayerBlocks(chunk_layer),
+        );
+        camera.ticks = camera.ticks.saturating_add(1);
+        if let Ok((mut feet, mut entity_look, mut head_yaw)) = cameras.get_mut(camera.camera) {
+            feet.0 = rig::camera_feet(&frame.pose);
+            *entity_look = rig::camera_look(&frame.pose);
+            head_yaw.0 = entity_look.yaw;
+        }
+        if !camera.handed_over {
+            if let (Ok(camera_id), Ok(seat_id)) = (ids.get(camera.camera), ids.get(camera.seat)) {
+                rig::hand_over(&mut client, seat_id.get(), camera_id.get());
+                camera.handed_over = true;
+            }
+        }
+    }
+}
+
+/// Shift while seated (the client's "press Shift to dismount") stops the
+/// emote, as `/emote stop` would.
+fn leave_on_shift(
+    mut packets: EventReader<PacketEvent>,
+    flying: Query<&EmoteCamera>,
+    mut stop: EventWriter<StopEmoteRequest>,
+) {
+    let mut asked = HashSet::new();
+    for packet in packets.iter() {
+        let Some(input) = packet.decode::<PlayerInputC2s>() else {
+            continue;
+        };
+        let seated = flying.get(packet.client).is_ok_and(|c| c.handed_over);
+        if input.flags.unmount() && seated && asked.insert(packet.client) {
+            stop.send(StopEmoteRequest {
+                client: packet.client,
+                reason: EndReason::Stopped,
+            });
+        }
+    }
+}
+
+/// Removes camera parts whose owner no longer flies them and private
+/// layers whose owner left.
+fn remove_orphan_parts(
+    mut commands: Commands,
+    parts: Query<(Entity, &CameraPart), Without<Despawned>>,
+    layers: Query<(Entity, &PrivateLayerOf), Without<Despawned>>,
+    owners: Query<&EmoteCamera>,
+    clients: Query<(), With<Client>>,
+) {
+    for (entity, part) in &parts {
+        let owned = owners
+            .get(part.owner)
+            .is_ok_and(|c| c.camera == entity || c.seat == entity);
+        if !owned {
+            commands.entity(entity).insert(Despawned);
+        }
+    }
+    for (entity, owner) in &layers {
+        if !clients.contains(owner.0) {
+            commands.entity(entity).insert(Despawned);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
