@@ -308,14 +308,15 @@ fn suggestions_and_malformed_commands_get_clear_answers() {
         .matches
         .iter()
         .all(|m| m.starts_with("example:gu")));
-    // play, stop, list, info, parts, reload.
+    // play, stop, list, info, parts, camera, reload.
     assert_eq!(
         completions[1].matches.len(),
-        6,
+        7,
         "{:?}",
         completions[1].matches
     );
     assert!(completions[1].matches.iter().any(|m| m == "parts"));
+    assert!(completions[1].matches.iter().any(|m| m == "camera"));
     let chat = run.chat().join("\n");
     for needle in [
         "Usage: /emote",

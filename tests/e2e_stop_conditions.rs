@@ -42,7 +42,13 @@ fn assert_stopped_by(run: &BotRun, reason: &str, spot: [f64; 2]) {
 #[test]
 fn each_condition_stops_the_emote_that_asks_for_it() {
     let dir = TempDir::new("stop-config");
-    let config = dir.write("emoted.toml", "[permissions]\noperators = [\"Moder\"]\n");
+    // No emote camera: it seats the player (no walking) and makes clicks
+    // do nothing. These are the conditions of a player who plays without
+    // one; e2e_camera has the jump key of a seated one.
+    let config = dir.write(
+        "emoted.toml",
+        "[permissions]\noperators = [\"Moder\"]\n[camera]\nenabled = false\n",
+    );
     let config = config.to_string_lossy().into_owned();
     let emotes = concat!(env!("CARGO_MANIFEST_DIR"), "/emotes");
     let mut server = Server::start_with_args(&[emotes], &["--config", &config]);

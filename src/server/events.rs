@@ -85,8 +85,6 @@ pub enum EndReason {
     Died,
     /// The player's view moved to another world (chunk layer).
     LeftWorld,
-    /// The server moved the player (`/tp`) while their emote camera flew.
-    Teleported,
     /// A reload changed the emote's file, or removed the emote.
     Reloaded {
         /// True when the emote is gone, false when its file changed.
@@ -146,7 +144,6 @@ impl EndReason {
             EndReason::Failed(_) => both("it failed"),
             EndReason::Died => pair("you died", "your partner died"),
             EndReason::LeftWorld => pair("you left the world", "your partner left the world"),
-            EndReason::Teleported => pair("you were teleported", "your partner was teleported"),
             EndReason::Reloaded { removed: false } => {
                 both("the emote was reloaded: its file changed")
             }

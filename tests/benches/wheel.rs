@@ -53,6 +53,7 @@ fn open_with_200(c: &mut Criterion) {
             .rev()
             .map(|i| format!("bench:emote_{i:03}"))
             .collect(),
+        ..PlayerChoices::default()
     };
     let no_cooldown = |_: &EmoteId| 0;
     let viewer = Viewer {

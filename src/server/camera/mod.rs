@@ -31,8 +31,11 @@
 //! the orbit and does not turn the emote (the rotation deadzone holds the
 //! body's yaw), and their clicks at entities do nothing (no attack, no
 //! stop condition). Shift asks to leave a seat: it stops the emote, as
-//! `/emote stop` does. A player the server moves (`/tp`) leaves the emote
-//! ([`EndReason::Teleported`]): the seat would otherwise carry them back.
+//! `/emote stop` does; the jump key is a jump for the emote's `jump` stop
+//! condition. A player the server moves (`/tp`, an event command) keeps
+//! their emote, as without a camera: they are unseated before the move
+//! reaches the client, the seat follows them, and they are seated again
+//! the next tick (the camera keeps filming the body where it plays).
 //!
 //! # The end
 //! Every playback's end is an [`EmoteEndedEvent`]: the camera is handed
@@ -60,7 +63,7 @@ use crate::playback::camera::flight::{Flight, FlightFrame, LookDegrees, Scene};
 use crate::playback::camera::shot::Framing;
 use crate::server::combat::can_be_hurt;
 use crate::server::config::Config;
-use crate::server::emote::ActiveEmote;
+use crate::server::emote::{ActiveEmote, StopWatch};
 use crate::server::events::{
     add_shared_events, BoneViewer, CameraFlying, EmoteEndedEvent, EmotePlaybackSet, EndReason,
     StopEmoteRequest,
@@ -79,7 +82,7 @@ impl Plugin for EmoteCameraPlugin {
                 end_cameras,
                 start_cameras,
                 fly_cameras,
-                leave_on_shift,
+                read_seat_input,
                 remove_orphan_parts,
             )
                 .chain()
@@ -111,6 +114,8 @@ pub struct EmoteCamera {
     handed_over: bool,
     /// The player's feet when seated.
     seated_at: DVec3,
+    /// The server moved the player: seat them again this tick.
+    reseat: bool,
     /// The emote was replaced: film the new one (or hand back).
     restart: bool,
 }
@@ -320,6 +325,7 @@ fn start_cameras(
                 ticks: 1,
                 handed_over: false,
                 seated_at: position.0,
+                reseat: false,
                 restart: false,
             },
             CameraFlying,
@@ -364,7 +370,6 @@ fn fly_cameras(
     mut cameras: CameraEntities,
     layers: Query<&ChunkLayer>,
     ids: Query<&EntityId>,
-    mut stop: EventWriter<StopEmoteRequest>,
 ) {
     for (player, mut camera, playback, mut client, position, look, mode, chunks, choices, idle, modded) in
         &mut players
@@ -391,20 +396,13 @@ fn fly_cameras(
                 }
             }
         }
-        if position.0.distance(camera.seated_at) > 0.01 {
-            // The server moved a seated player: the emote ends, and the
-            // view is handed back before the move reaches the client.
-            release(&mut commands, player, &camera, Some(&mut client), &ids);
-            stop.send(StopEmoteRequest {
-                client: player,
-                reason: EndReason::Teleported,
-            });
-            continue;
+        let camera: &mut EmoteCamera = &mut camera;
+        if camera.handed_over {
+            follow_server_moves(camera, &mut client, position.0, &mut cameras, &ids);
         }
         let Ok(chunk_layer) = layers.get(chunks.0) else {
             continue;
         };
-        let camera: &mut EmoteCamera = &mut camera;
         let frame = frame_of(
             &mut camera.flight,
             camera.ticks,
@@ -427,11 +425,39 @@ fn fly_cameras(
     }
 }
 
-/// Shift while seated (the client's "press Shift to dismount") stops the
-/// emote, as `/emote stop` would.
-fn leave_on_shift(
+/// A seated player the server moved (their position is no longer the
+/// seat's): unseated now, before valence writes the move, the seat moved
+/// under them, and seated again on the next tick.
+fn follow_server_moves(
+    camera: &mut EmoteCamera,
+    client: &mut Client,
+    feet: DVec3,
+    entities: &mut CameraEntities,
+    ids: &Query<&EntityId>,
+) {
+    let Ok(seat_id) = ids.get(camera.seat).map(|id| id.get()) else {
+        return;
+    };
+    if camera.reseat {
+        rig::seat(client, seat_id);
+        camera.reseat = false;
+    }
+    if feet.distance(camera.seated_at) > 0.01 {
+        rig::unseat(client, seat_id);
+        if let Ok((mut seat_at, ..)) = entities.get_mut(camera.seat) {
+            seat_at.0 = rig::seat_position(feet);
+        }
+        camera.seated_at = feet;
+        camera.reseat = true;
+    }
+}
+
+/// What a seated player's inputs mean: Shift (the client's "press Shift
+/// to dismount") stops the emote, as `/emote stop` would; the jump key is
+/// a jump for the stop conditions.
+fn read_seat_input(
     mut packets: EventReader<PacketEvent>,
-    flying: Query<&EmoteCamera>,
+    mut flying: Query<(&EmoteCamera, Option<&mut StopWatch>)>,
     mut stop: EventWriter<StopEmoteRequest>,
 ) {
     let mut asked = HashSet::new();
@@ -439,8 +465,18 @@ fn leave_on_shift(
         let Some(input) = packet.decode::<PlayerInputC2s>() else {
             continue;
         };
-        let seated = flying.get(packet.client).is_ok_and(|c| c.handed_over);
-        if input.flags.unmount() && seated && asked.insert(packet.client) {
+        let Ok((camera, watch)) = flying.get_mut(packet.client) else {
+            continue;
+        };
+        if !camera.handed_over {
+            continue;
+        }
+        if input.flags.jump() {
+            if let Some(mut watch) = watch {
+                watch.observe_jump();
+            }
+        }
+        if input.flags.unmount() && asked.insert(packet.client) {
             stop.send(StopEmoteRequest {
                 client: packet.client,
                 reason: EndReason::Stopped,

@@ -97,17 +97,36 @@ pub fn spawn_camera_and_seat(
     let camera = commands
         .spawn((stand(layer, camera_feet(pose), camera_look(pose), false), part))
         .id();
-    let seat_at = feet + DVec3::Y * SEAT_RIDER_DROP_BLOCKS;
-    let seat = commands.spawn((stand(layer, seat_at, player_look, true), part)).id();
+    let seat = commands
+        .spawn((stand(layer, seat_position(feet), player_look, true), part))
+        .id();
     (camera, seat)
 }
 
-/// Seats the player and hands their view to the camera.
-pub fn hand_over(client: &mut Client, seat_id: i32, camera_id: i32) {
+/// Where the seat goes for a player whose feet are at `feet`.
+pub fn seat_position(feet: DVec3) -> DVec3 {
+    feet + DVec3::Y * SEAT_RIDER_DROP_BLOCKS
+}
+
+/// Puts the player on the seat.
+pub fn seat(client: &mut Client, seat_id: i32) {
     client.write_packet(&EntityPassengersSetS2c {
         entity_id: VarInt(seat_id),
         passengers: vec![VarInt(OWN_ENTITY_ID)],
     });
+}
+
+/// Empties the seat.
+pub fn unseat(client: &mut Client, seat_id: i32) {
+    client.write_packet(&EntityPassengersSetS2c {
+        entity_id: VarInt(seat_id),
+        passengers: Vec::new(),
+    });
+}
+
+/// Seats the player and hands their view to the camera.
+pub fn hand_over(client: &mut Client, seat_id: i32, camera_id: i32) {
+    seat(client, seat_id);
     client.write_packet(&SetCameraEntityS2c {
         entity_id: VarInt(camera_id),
     });
@@ -119,10 +138,7 @@ pub fn hand_back(client: &mut Client, seat_id: i32) {
     client.write_packet(&SetCameraEntityS2c {
         entity_id: VarInt(OWN_ENTITY_ID),
     });
-    client.write_packet(&EntityPassengersSetS2c {
-        entity_id: VarInt(seat_id),
-        passengers: Vec::new(),
-    });
+    unseat(client, seat_id);
 }
 
 #[cfg(test)]

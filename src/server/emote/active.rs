@@ -165,6 +165,12 @@ pub struct StopWatch {
 }
 
 impl StopWatch {
+    /// A jump the server saw other than by the player's movement: a
+    /// seated player's jump key (the emote camera's seat).
+    pub fn observe_jump(&mut self) {
+        self.observed.jumped = true;
+    }
+
     /// Watches `conditions` for a participant standing at `position`.
     pub fn new(conditions: crate::format::settings::StopConditions, position: DVec3) -> Self {
         Self {

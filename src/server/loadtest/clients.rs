@@ -28,7 +28,9 @@ const COMPRESSION_THRESHOLD: u32 = 256;
 
 /// The server as `emoted serve` builds it ([`EmotePlugins`], every schedule
 /// on one thread), without the network, the file watcher, the resource pack
-/// and tick statistics: clients join with [`join_counting_client`].
+/// and tick statistics, and with the emote camera off (set
+/// `Config::camera.enabled` to fly them): clients join with
+/// [`join_counting_client`].
 /// Keep-alives are off, as no client answers them, and `server_sync` follows
 /// the tick counter ([`SimulatedWallClock`]). The startup systems have run.
 pub fn headless_app(emote_roots: &[PathBuf], policy: DisplayUpdatePolicy) -> App {
@@ -62,17 +64,20 @@ fn build_headless_app(
         .disable::<crate::server::tick_stats::TickStatsPlugin>()
         // No store: players start with no favourites, and nothing is written.
         .disable::<crate::server::storage::StoragePlugin>();
+    // No emote camera unless a caller turns it on (the load test's
+    // `--cameras`): the figures of earlier commits had none.
+    let mut config = Config::default();
+    config.camera.enabled = false;
     match serve {
         None => plugins = plugins.disable::<ResourcePackPlugin>(),
         Some(pack) => {
             // The plugin reads `enabled` and `listen` when it is added.
-            let mut config = Config::default();
             config.resource_pack.enabled = true;
             config.resource_pack.listen = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
-            app.insert_resource(config)
-                .insert_resource(ServedPackOverride(pack));
+            app.insert_resource(ServedPackOverride(pack));
         }
     }
+    app.insert_resource(config);
     app.insert_resource(KeepaliveSettings {
         period: Duration::from_secs(24 * 3600),
     })
