@@ -254,7 +254,9 @@ fn check_merge(library: &Library, config: Option<&PathBuf>) -> (usize, Option<St
 #[allow(clippy::print_stdout)]
 fn sample(path: &std::path::Path, ticks: &[u32], seed: u64) -> ExitCode {
     use emoted::format::{read_emote_file, EmoteFile};
-    use emoted::library::{sample::sample_ticks, CompiledAnimation};
+    use emoted::format::camera::CameraSetting;
+    use emoted::library::CompiledAnimation;
+    use emoted::playback::camera::sample::sample_ticks_with_camera;
 
     if path.extension().is_some_and(|e| e == "anim") {
         return sample_clip(path, ticks);
@@ -283,7 +285,11 @@ fn sample(path: &std::path::Path, ticks: &[u32], seed: u64) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match sample_ticks(&compiled, ticks, seed) {
+    let shots = match &animation.metadata.camera {
+        CameraSetting::Shots(shots) => shots.as_slice(),
+        CameraSetting::ServerDefault | CameraSetting::Off => &[],
+    };
+    match sample_ticks_with_camera(&compiled, ticks, seed, shots) {
         Ok(lines) => print_json_lines(&lines),
         Err(e) => {
             eprintln!("{}: playback would stop: {e}", path.display());

@@ -270,10 +270,12 @@ fn the_bar_stays_while_the_emote_plays_and_the_end_says_why() {
         .wait_ms(2500)
         .disconnect()
         .spawn();
-    // The guitar stops when its player walks away: the bar says so.
+    // The guitar stops when its player walks away: the bar says so. (The
+    // emote camera would seat them: no camera for the walker.)
     let walker = server
         .bot("walker")
         .wait_spawn()
+        .chat("/emote camera off")
         .move_to(-2.5, 65.0, -6.5)
         .chat("/emote play example:guitar")
         .wait_for(

@@ -224,3 +224,43 @@ fn molang_cli_reads_an_expression_that_starts_with_a_minus() {
     assert_eq!(run(&["-v.x * 2", "--set", "v.x=3"]), "-6");
     assert_eq!(run(&["--set", "v.x=3", "-v.x"]), "-3");
 }
+
+/// `example:celebrate` flies a keyed camera on its `camera` anchor for
+/// 40 ticks, then cuts to a fixed shot: at every keyed tick the camera's
+/// eye is the anchor's world position and it looks along the anchor's +Z.
+#[test]
+fn the_keyed_camera_is_the_anchors_world_transform_at_every_tick() {
+    let ticks: Vec<u32> = (0..=45).collect();
+    let lines = sample("emotes/celebrate.json", &ticks);
+    assert_eq!(lines.len(), ticks.len());
+    for line in &lines {
+        let tick = line["tick"].as_u64().expect("a tick");
+        let camera = &line["camera"];
+        let matrix = floats(&line["nodes"]["camera"]["matrix"]);
+        if tick < 40 {
+            assert_eq!(camera["shot"], 0, "tick {tick}: {camera}");
+            assert_close(&floats(&camera["eye"]), &matrix[12..15], "the eye");
+            // The look: yaw and pitch of the anchor's +Z (the third column).
+            let (x, y, z) = (matrix[8], matrix[9], matrix[10]);
+            let yaw = (-x).atan2(z).to_degrees();
+            let pitch = (-y).atan2((x * x + z * z).sqrt()).to_degrees();
+            let yaw_got = camera["yaw_degrees"].as_f64().expect("yaw");
+            let turn = (yaw_got - yaw + 540.0).rem_euclid(360.0) - 180.0;
+            assert!(turn.abs() < 1e-3, "tick {tick}: yaw {yaw_got} vs {yaw}");
+            assert_close(&[camera["pitch_degrees"].as_f64().expect("pitch")], &[pitch], "pitch");
+            assert_eq!(camera["cut"], false);
+        } else {
+            assert_eq!(camera["shot"], 1, "tick {tick}: {camera}");
+            assert_eq!(camera["cut"], tick == 40, "the cut is at 40t only");
+            // The fixed shot: [-2.6, 3.2, 2.6] from the chest (0, 1.2, 0).
+            assert_close(&floats(&camera["eye"]), &[-2.6, 4.4, 2.6], "the fixed eye");
+        }
+    }
+    // The anchor moves: the keyed camera is not standing still.
+    let first = floats(&lines[0]["camera"]["eye"]);
+    let last = floats(&lines[39]["camera"]["eye"]);
+    assert!((first[0] - last[0]).abs() > 1.0, "{first:?} → {last:?}");
+    // A file that writes no camera prints none.
+    let wave = sample("emotes/wave.json", &[0]);
+    assert!(wave[0].get("camera").is_none(), "{}", wave[0]);
+}

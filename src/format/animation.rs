@@ -264,7 +264,16 @@ pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<An
     }
     check_event_refs(&event_refs, &nodes, &node_ids, problems);
     let ids: Vec<&str> = node_ids.iter().map(String::as_str).collect();
-    metadata.camera = read_document_camera(root, problems, &ids);
+    let anchors: Vec<&str> = nodes
+        .iter()
+        .filter(|n| matches!(n.kind, super::node::NodeKind::Anchor))
+        .map(|n| n.id.as_str())
+        .collect();
+    let camera_nodes = super::camera::NodeIds {
+        all: &ids,
+        anchors: &anchors,
+    };
+    metadata.camera = read_document_camera(root, problems, camera_nodes);
     let resources = obj
         .opt("resources")
         .map(|(v, p)| read_resources(v, &p, problems))

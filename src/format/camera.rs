@@ -5,16 +5,19 @@
 //!
 //! ```json
 //! "metadata": {"name": "Bow", "emoted": {"camera": {"shots": [
-//!   {"at": "0t", "shot": "orbit", "duration": "2s", "radius": 4, "height": 0.5, "from": -40, "to": 40},
-//!   {"at": "2s", "shot": "crane", "duration": "1s", "height": [0.5, 3], "target": "head"}
+//!   {"at": "0t", "shot": "keyed", "node": "camera"},
+//!   {"at": "2s", "shot": "orbit", "duration": "1s", "radius": 4, "height": 0.5, "from": -40, "to": 40},
+//!   {"at": "3s", "shot": "crane", "duration": "1s", "height": [0.5, 3], "target": "head"}
 //! ]}}}
 //! ```
 //!
 //! - `camera: false`: never a camera for this emote; absent (or `true`):
 //!   the server's default shot.
 //! - Each shot (seed 004's shots, their parameters and defaults): `at`
-//!   (when it starts; the first at `0t` unless written; each later than
-//!   the one before), `shot`, `duration` (at least 1t), `target`
+//!   (when it starts, on the Animation's timeline; the first at `0t`
+//!   unless written; each later than the one before), `shot`, `duration`
+//!   (at least 1t; required for the shots that move: a sweeping `orbit`,
+//!   `dolly`, `crane` and `path`), `target`
 //!   (`"initiator"`, the default, or a node id: the camera looks at the
 //!   node's origin), `offset` (`[x, y, z]` blocks added to the target, in
 //!   its frame; default `[0, 1.2, 0]`, the chest of a player whose feet
@@ -73,16 +76,31 @@ pub enum ShotTarget {
 /// from the target's front, turning right.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ShotKind {
-    /// `orbit`: `radius` (4), `height` (0.5), `from` (−40) and `to` (40).
+    /// `orbit`: `radius` (4) and `height` (0.5). With `from` or `to`
+    /// (−40 and 40 when one is left out) it sweeps between those
+    /// bearings over its duration; with neither, the player steers it with
+    /// the mouse, from bearing 0 (the server's default shot).
     Orbit {
         /// Horizontal distance.
         radius_blocks: f32,
         /// Height above the target.
         height_blocks: f32,
-        /// Bearing at the start.
-        from_degrees: f32,
-        /// Bearing at the end.
-        to_degrees: f32,
+        /// The bearings at the start and at the end (`None`: steered).
+        sweep_degrees: Option<[f32; 2]>,
+    },
+    /// `follow`: behind the target `distance` (4) and `height` (1.5)
+    /// above it, turning with the body.
+    Follow {
+        /// Horizontal distance behind.
+        distance_blocks: f32,
+        /// Height above the target.
+        height_blocks: f32,
+    },
+    /// `keyed`: the camera is `node`, an anchor of the Animation (its
+    /// origin is the eye, its +Z the look), keyed like any node.
+    Keyed {
+        /// The anchor's id.
+        node: String,
     },
     /// `dolly`: `distance` `[far, near]` (required), `angle` (0), `height` (0.5).
     Dolly {
@@ -106,8 +124,9 @@ pub enum ShotKind {
         /// Height at the end.
         high_blocks: f32,
     },
-    /// `static`: `position` `[x, y, z]` in the target's frame (required).
-    Static {
+    /// `fixed`: `position` `[x, y, z]` in the target's frame (required),
+    /// looking at the target.
+    Fixed {
         /// The eye in the target's frame.
         position_blocks: Vec3,
     },
@@ -122,18 +141,22 @@ pub enum ShotKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ShotName {
     Orbit,
+    Follow,
+    Fixed,
+    Keyed,
     Dolly,
     Crane,
-    Static,
     Path,
 }
 
 /// The shot names, for messages and parsing.
-const SHOT_NAMES: [(&str, ShotName); 5] = [
+const SHOT_NAMES: [(&str, ShotName); 7] = [
     ("orbit", ShotName::Orbit),
+    ("follow", ShotName::Follow),
+    ("fixed", ShotName::Fixed),
+    ("keyed", ShotName::Keyed),
     ("dolly", ShotName::Dolly),
     ("crane", ShotName::Crane),
-    ("static", ShotName::Static),
     ("path", ShotName::Path),
 ];
 
@@ -146,12 +169,21 @@ pub const MAX_SHOTS: usize = 64;
 /// The most points a path may have.
 pub const MAX_PATH_POINTS: usize = 256;
 
-/// Reads `camera` (at `pointer`); `node_ids` are the Animation's nodes.
+/// The Animation's node ids, and which of them are anchors.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NodeIds<'a> {
+    /// Every node.
+    pub all: &'a [&'a str],
+    /// The anchors.
+    pub anchors: &'a [&'a str],
+}
+
+/// Reads `camera` (at `pointer`) of an Animation with `nodes`.
 pub(crate) fn read_camera(
     value: &Value,
     pointer: &dyn JsonPointer,
     problems: &mut Problems,
-    node_ids: &[&str],
+    nodes: NodeIds<'_>,
 ) -> CameraSetting {
     match value {
         Value::Bool(false) => return CameraSetting::Off,
@@ -168,7 +200,7 @@ pub(crate) fn read_camera(
                 for (i, item) in items.iter().enumerate() {
                     let at = index(&list_pointer, i);
                     let earliest = shots.last().map_or(0, |s: &CameraShot| s.at_ticks + 1);
-                    if let Some(shot) = read_shot(item, &at, problems, node_ids, earliest) {
+                    if let Some(shot) = read_shot(item, &at, problems, nodes, earliest) {
                         shots.push(shot);
                     }
                 }
@@ -187,9 +219,10 @@ fn read_shot(
     value: &Value,
     pointer: &dyn JsonPointer,
     problems: &mut Problems,
-    node_ids: &[&str],
+    nodes: NodeIds<'_>,
     earliest_ticks: u32,
 ) -> Option<CameraShot> {
+    let (node_ids, anchor_ids) = (nodes.all, nodes.anchors);
     let mut obj = Obj::new(value, pointer, problems, "a camera shot")?;
     for refused in ["fov", "roll"] {
         obj.forbid(
@@ -219,8 +252,24 @@ fn read_shot(
             return None;
         }
     };
-    let (v, p) = obj.req("duration", problems)?;
-    let duration_ticks = read::time(v, &p, problems, "shot `duration`", 1)?;
+    let which = obj.req_one_of("shot", problems, "`shot`", &SHOT_NAMES)?;
+    let sweeps = obj.opt("from").is_some() || obj.opt("to").is_some();
+    let moves = match which {
+        ShotName::Orbit => sweeps,
+        ShotName::Dolly | ShotName::Crane | ShotName::Path => true,
+        ShotName::Follow | ShotName::Fixed | ShotName::Keyed => false,
+    };
+    let duration_ticks = match obj.opt("duration") {
+        Some((v, p)) => read::time(v, &p, problems, "shot `duration`", 1)?,
+        None if !moves => 1,
+        None => {
+            problems.error(
+                pointer,
+                "missing required field `duration` (a shot that moves needs one)",
+            );
+            return None;
+        }
+    };
     let target = match obj.opt("target") {
         None => ShotTarget::Initiator,
         Some((v, p)) => {
@@ -243,17 +292,53 @@ fn read_shot(
         None => Easing::InOutSine,
         Some((v, p)) => read::one_of(v, &p, problems, "shot `ease`", &Easing::ALL)?,
     };
-    let which = obj.req_one_of("shot", problems, "`shot`", &SHOT_NAMES)?;
     let (kind, own): (ShotKind, &[&str]) = match which {
-        ShotName::Orbit => (
-            ShotKind::Orbit {
-                radius_blocks: number(&mut obj, problems, "radius", 4.0)?,
-                height_blocks: number(&mut obj, problems, "height", 0.5)?,
-                from_degrees: number(&mut obj, problems, "from", -40.0)?,
-                to_degrees: number(&mut obj, problems, "to", 40.0)?,
+        ShotName::Orbit => {
+            let radius_blocks = number(&mut obj, problems, "radius", 4.0)?;
+            let height_blocks = number(&mut obj, problems, "height", 0.5)?;
+            let sweep_degrees = if sweeps {
+                Some([
+                    number(&mut obj, problems, "from", -40.0)?,
+                    number(&mut obj, problems, "to", 40.0)?,
+                ])
+            } else {
+                None
+            };
+            (
+                ShotKind::Orbit {
+                    radius_blocks,
+                    height_blocks,
+                    sweep_degrees,
+                },
+                &["radius", "height", "from", "to"],
+            )
+        }
+        ShotName::Follow => (
+            ShotKind::Follow {
+                distance_blocks: number(&mut obj, problems, "distance", 4.0)?,
+                height_blocks: number(&mut obj, problems, "height", 1.5)?,
             },
-            &["radius", "height", "from", "to"],
+            &["distance", "height"],
         ),
+        ShotName::Keyed => {
+            let (v, p) = obj.req("node", problems)?;
+            let node = read::string(v, &p, problems, "shot `node`")?;
+            if !anchor_ids.contains(&node) {
+                let what = if node_ids.contains(&node) {
+                    "is a node but not an anchor: only an anchor can carry the camera"
+                } else {
+                    "is not a node of this Animation"
+                };
+                problems.error(&p, format!("shot `node` `{node}` {what}"));
+                return None;
+            }
+            (
+                ShotKind::Keyed {
+                    node: node.to_owned(),
+                },
+                &["node"],
+            )
+        }
         ShotName::Dolly => {
             let angle_degrees = number(&mut obj, problems, "angle", 0.0)?;
             let height_blocks = number(&mut obj, problems, "height", 0.5)?;
@@ -282,10 +367,10 @@ fn read_shot(
                 &["height", "distance", "angle"],
             )
         }
-        ShotName::Static => {
+        ShotName::Fixed => {
             let (v, p) = obj.req("position", problems)?;
             let position_blocks = read::vec3(v, &p, problems, "shot `position`")?;
-            (ShotKind::Static { position_blocks }, &["position"])
+            (ShotKind::Fixed { position_blocks }, &["position"])
         }
         ShotName::Path => {
             let (v, p) = obj.req("points", problems)?;
@@ -365,7 +450,7 @@ fn points(value: &Value, pointer: &dyn JsonPointer, problems: &mut Problems) -> 
 pub(crate) fn read_document_camera(
     root: &Value,
     problems: &mut Problems,
-    node_ids: &[&str],
+    nodes: NodeIds<'_>,
 ) -> CameraSetting {
     let Some(value) = root.pointer("/metadata/emoted/camera") else {
         return CameraSetting::ServerDefault;
@@ -373,5 +458,5 @@ pub(crate) fn read_document_camera(
     let metadata = field(&super::problem::Root, "metadata");
     let emoted = field(&metadata, "emoted");
     let camera = field(&emoted, "camera");
-    read_camera(value, &camera, problems, node_ids)
+    read_camera(value, &camera, problems, nodes)
 }

@@ -18,7 +18,10 @@ fn with_camera(camera: Value) -> Value {
         "settings": {},
         "nodes": {
             "head": {"type": "anchor", "space": "initiator",
-                     "transform": {"position": [0, 1.6, 0], "rotation": [0, 0, 0], "scale": [1, 1, 1]}}
+                     "transform": {"position": [0, 1.6, 0], "rotation": [0, 0, 0], "scale": [1, 1, 1]}},
+            "box": {"type": "block_display", "parent": "head",
+                    "block_state_snbt": "{Name:\"minecraft:stone\"}",
+                    "transform": {"position": [0, 0, 0], "rotation": [0, 0, 0], "scale": [1, 1, 1]}}
         },
         "timeline": {"duration": "40t", "tracks": {}}
     })
@@ -62,12 +65,15 @@ fn absent_true_and_false() {
 #[test]
 fn shots_with_their_defaults_and_parameters() {
     let camera = camera_of(json!({"shots": [
-        {"shot": "orbit", "duration": "2s"},
+        {"shot": "orbit", "duration": "2s", "from": -40},
         {"at": "40t", "shot": "crane", "duration": 10, "height": [0.5, 3], "target": "head",
          "offset": [0, 0, 0], "ease": "linear", "angle": 180},
         {"at": "3s", "shot": "dolly", "duration": "1s", "distance": [6, 2]},
-        {"at": 61, "shot": "static", "duration": 1, "position": [1, 2, 3]},
-        {"at": 70, "shot": "path", "duration": 5, "points": [[0, 1, 4], [2, 1, 2]]}
+        {"at": 61, "shot": "fixed", "position": [1, 2, 3]},
+        {"at": 70, "shot": "path", "duration": 5, "points": [[0, 1, 4], [2, 1, 2]]},
+        {"at": 80, "shot": "orbit", "radius": 3},
+        {"at": 90, "shot": "follow"},
+        {"at": 100, "shot": "keyed", "node": "head"}
     ]}));
     let CameraSetting::Shots(shots) = camera else {
         panic!("{camera:?}")
@@ -83,8 +89,7 @@ fn shots_with_their_defaults_and_parameters() {
             kind: ShotKind::Orbit {
                 radius_blocks: 4.0,
                 height_blocks: 0.5,
-                from_degrees: -40.0,
-                to_degrees: 40.0
+                sweep_degrees: Some([-40.0, 40.0])
             },
         }
     );
@@ -111,7 +116,7 @@ fn shots_with_their_defaults_and_parameters() {
     );
     assert_eq!(
         shots[3].kind,
-        ShotKind::Static {
+        ShotKind::Fixed {
             position_blocks: Vec3::new(1.0, 2.0, 3.0)
         }
     );
@@ -119,6 +124,31 @@ fn shots_with_their_defaults_and_parameters() {
         shots[4].kind,
         ShotKind::Path {
             points_blocks: vec![Vec3::new(0.0, 1.0, 4.0), Vec3::new(2.0, 1.0, 2.0)]
+        }
+    );
+    // An orbit without `from` or `to` is steered: no duration needed.
+    assert_eq!(
+        (shots[5].duration_ticks, &shots[5].kind),
+        (
+            1,
+            &ShotKind::Orbit {
+                radius_blocks: 3.0,
+                height_blocks: 0.5,
+                sweep_degrees: None
+            }
+        )
+    );
+    assert_eq!(
+        shots[6].kind,
+        ShotKind::Follow {
+            distance_blocks: 4.0,
+            height_blocks: 1.5
+        }
+    );
+    assert_eq!(
+        shots[7].kind,
+        ShotKind::Keyed {
+            node: "head".into()
         }
     );
 }
@@ -140,14 +170,34 @@ fn every_rule_is_refused_at_its_pointer() {
             "unknown field `zoom`",
         ),
         (
-            json!({"shots": [{"shot": "orbit"}]}),
+            json!({"shots": [{"shot": "dolly", "distance": [6, 2]}]}),
             format!("{base}/shots/0"),
             "missing required field `duration`",
         ),
         (
+            json!({"shots": [{"shot": "orbit", "to": 90}]}),
+            format!("{base}/shots/0"),
+            "missing required field `duration`",
+        ),
+        (
+            json!({"shots": [{"shot": "keyed", "node": "tail"}]}),
+            format!("{base}/shots/0/node"),
+            "`tail` is not a node of this Animation",
+        ),
+        (
+            json!({"shots": [{"shot": "keyed", "node": "box"}]}),
+            format!("{base}/shots/0/node"),
+            "only an anchor can carry the camera",
+        ),
+        (
+            json!({"shots": [{"shot": "keyed"}]}),
+            format!("{base}/shots/0"),
+            "missing required field `node`",
+        ),
+        (
             json!({"shots": [{"shot": "spin", "duration": 5}]}),
             format!("{base}/shots/0/shot"),
-            "`spin` is not one of: orbit, dolly, crane, static, path",
+            "`spin` is not one of: orbit, follow, fixed, keyed, dolly, crane, path",
         ),
         (
             json!({"shots": [{"shot": "orbit", "duration": 5, "fov": 30}]}),
@@ -191,7 +241,7 @@ fn every_rule_is_refused_at_its_pointer() {
             "must be a number",
         ),
         (
-            json!({"shots": [{"shot": "static", "duration": 5, "position": [0, 0, 1], "radius": 2}]}),
+            json!({"shots": [{"shot": "fixed", "duration": 5, "position": [0, 0, 1], "radius": 2}]}),
             format!("{base}/shots/0/radius"),
             "unknown field `radius`",
         ),

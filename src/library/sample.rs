@@ -28,6 +28,23 @@ pub struct NodeSample {
     pub matrix: [f32; 16],
 }
 
+/// Where the emote camera is at a sampled tick: the camera a player
+/// standing at the origin and facing +Z (the emote's space) would see
+/// through, looking straight ahead, in open air.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CameraSample {
+    /// The eye, blocks.
+    pub eye: [f32; 3],
+    /// The look's yaw, degrees (Minecraft's: 0 along +Z, positive right).
+    pub yaw_degrees: f32,
+    /// The look's pitch, degrees (positive down).
+    pub pitch_degrees: f32,
+    /// The written shot filming (index in `metadata.emoted.camera.shots`).
+    pub shot: Option<usize>,
+    /// This tick starts a later shot.
+    pub cut: bool,
+}
+
 /// One line of `emoted sample` output.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct SampleLine {
@@ -35,6 +52,10 @@ pub struct SampleLine {
     pub tick: u32,
     /// Every node by id.
     pub nodes: BTreeMap<String, NodeSample>,
+    /// The emote camera, for an Animation that writes its shots (filled
+    /// by the playback's camera, which flies over these samples).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub camera: Option<CameraSample>,
 }
 
 /// Samples `animation` at each of `ticks` (any order; output follows it).
@@ -73,7 +94,14 @@ pub fn sample_ticks(
                     )
                 })
                 .collect();
-            by_tick.insert(tick, SampleLine { tick, nodes });
+            by_tick.insert(
+                tick,
+                SampleLine {
+                    tick,
+                    nodes,
+                    camera: None,
+                },
+            );
         }
     }
     Ok(ticks

@@ -348,6 +348,21 @@ impl Playing {
         }
     }
 
+    /// Node `id`'s transform in the emote frame, placed as
+    /// [`Self::frame_of_pose`] places shown display nodes, whether it is
+    /// shown or not: anchors too (a keyed camera rides one). `None` for no
+    /// such node, or a partner node before the match.
+    pub fn node_in_frame(&self, id: &str, roots: &SpaceRoots) -> Option<Mat4> {
+        let i = self.compiled.rig.nodes.iter().position(|n| n.id == id)?;
+        let local = Mat4::from(self.pose.nodes.get(i)?.matrix);
+        let root = match self.spaces.get(i)? {
+            Space::Scene => Some(Mat4::IDENTITY),
+            Space::Initiator => Some(roots.initiator),
+            Space::Partner => roots.partner,
+        };
+        root.map(|r| r * local)
+    }
+
     /// The pose of this (not yet started) Animation's first tick, computed
     /// on a clone, so the real first tick matches it.
     pub fn preview_first_frame(&self, union_len: usize, roots: &SpaceRoots) -> Vec<Option<Mat4>> {

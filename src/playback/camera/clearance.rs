@@ -19,6 +19,16 @@ pub trait SolidBlocks {
     fn is_solid(&self, block: IVec3) -> bool;
 }
 
+/// A world with no blocks (`emoted sample`, previews).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenAir;
+
+impl SolidBlocks for OpenAir {
+    fn is_solid(&self, _block: IVec3) -> bool {
+        false
+    }
+}
+
 /// The most block boundaries walked: a line of 300 blocks at the most,
 /// far past any shot.
 const MAX_STEPS: usize = 1024;

@@ -60,7 +60,7 @@ mod tests {
             target: ShotTarget::Initiator,
             offset_blocks: Vec3::ZERO,
             ease: Easing::Linear,
-            kind: ShotKind::Static {
+            kind: ShotKind::Fixed {
                 position_blocks: Vec3::Z,
             },
         }

@@ -38,13 +38,52 @@
 
 use std::f32::consts::{PI, TAU};
 
-use glam::{Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 
 use super::clearance::{clear_eye, SolidBlocks};
 use super::director::shot_at;
 use super::shot::{Framing, Shot};
-use super::{look_direction, CameraPose};
-use crate::format::camera::{CameraShot, ShotTarget};
+use super::{look_at, look_direction, CameraPose};
+use crate::format::camera::{CameraShot, ShotKind, ShotTarget};
+
+/// How one written shot flies.
+#[derive(Clone, Debug)]
+enum Move {
+    /// A function of its eased time: [`Shot::pose`].
+    Procedural(Shot),
+    /// An orbit the player steers (radius and height, blocks).
+    Steered {
+        radius_blocks: f32,
+        height_blocks: f32,
+    },
+    /// The world transform of an anchor node.
+    Keyed { node: String },
+}
+
+impl Move {
+    fn of(kind: &ShotKind) -> Move {
+        match (Shot::procedural(kind), kind) {
+            (Some(shot), _) => Move::Procedural(shot),
+            (None, ShotKind::Keyed { node }) => Move::Keyed { node: node.clone() },
+            (
+                None,
+                ShotKind::Orbit {
+                    radius_blocks,
+                    height_blocks,
+                    ..
+                },
+            ) => Move::Steered {
+                radius_blocks: *radius_blocks,
+                height_blocks: *height_blocks,
+            },
+            // Every other kind is procedural.
+            (None, _) => Move::Steered {
+                radius_blocks: 4.0,
+                height_blocks: 0.5,
+            },
+        }
+    }
+}
 
 /// The lowest elevation a steered orbit goes to, degrees (below the aim
 /// point, looking up at the body).
@@ -127,9 +166,9 @@ pub struct Scene<'a, B: SolidBlocks> {
     /// How far the shown nodes reach from the aim point, blocks (the
     /// steered orbit backs off to frame them).
     pub rig_reach_blocks: f32,
-    /// A node's origin in the world, by id (`None`: no such node, or
+    /// A node's transform in the world, by id (`None`: no such node, or
     /// hidden).
-    pub node_origin: &'a dyn Fn(&str) -> Option<Vec3>,
+    pub node_matrix: &'a dyn Fn(&str) -> Option<Mat4>,
     /// The world's blocks.
     pub blocks: &'a B,
 }
@@ -141,6 +180,8 @@ pub struct FlightFrame {
     pub pose: CameraPose,
     /// This tick starts a later shot: the camera jumps here.
     pub cut: bool,
+    /// The written shot filming (`None`: the server's default shot).
+    pub shot_index: Option<usize>,
 }
 
 /// One player's camera, from its start to its release.
@@ -149,8 +190,8 @@ pub struct Flight {
     settings: FlightSettings,
     /// The emote's shots, in order (empty: the steered orbit).
     shots: Vec<CameraShot>,
-    /// The same shots in radians.
-    moves: Vec<Shot>,
+    /// How each flies.
+    moves: Vec<Move>,
     /// The look when the camera started.
     start_look: LookDegrees,
     /// The steered orbit's bearing and elevation now, radians.
@@ -164,7 +205,7 @@ impl Flight {
     /// A camera starting now with the player looking `look`: the emote's
     /// `shots`, or the steered orbit when there are none.
     pub fn new(shots: Vec<CameraShot>, look: LookDegrees, settings: FlightSettings) -> Flight {
-        let moves = shots.iter().map(|s| Shot::from(&s.kind)).collect();
+        let moves = shots.iter().map(|s| Move::of(&s.kind)).collect();
         let (bearing_radians, elevation_degrees) = match settings.default_shot {
             DefaultShot::Orbit => (0.0, settings.start_elevation_degrees),
             DefaultShot::Follow => (PI, FOLLOW_ELEVATION_DEGREES),
@@ -180,54 +221,113 @@ impl Flight {
         }
     }
 
-    /// True when the player's mouse steers this camera.
+    /// True when the player's mouse steers this camera (at some time).
     pub fn is_steered(&self) -> bool {
-        self.shots.is_empty() && self.settings.default_shot == DefaultShot::Orbit
+        match self.moves.is_empty() {
+            true => self.settings.default_shot == DefaultShot::Orbit,
+            false => self.moves.iter().any(|m| matches!(m, Move::Steered { .. })),
+        }
     }
 
-    /// The camera at `tick` (ticks from the start of the emote's cycle).
+    /// True when a shot needs the nodes' current transforms (a keyed
+    /// camera, or a shot aimed at a node).
+    pub fn needs_nodes(&self) -> bool {
+        self.moves.iter().any(|m| matches!(m, Move::Keyed { .. }))
+            || self
+                .shots
+                .iter()
+                .any(|s| matches!(s.target, ShotTarget::Node(_)))
+    }
+
+    /// The camera at `tick` (the Animation's timeline position).
     pub fn step<B: SolidBlocks>(&mut self, tick: u32, scene: &Scene<'_, B>) -> FlightFrame {
-        match shot_at(&self.shots, tick) {
-            None => FlightFrame {
-                pose: self.steered(scene),
+        let Some(at) = shot_at(&self.shots, tick) else {
+            let aim = scene.body.target + Vec3::Y * self.settings.aim_height_blocks;
+            let mode = self.settings.default_shot;
+            return FlightFrame {
+                pose: self.steered(scene, aim, mode, None),
                 cut: false,
-            },
-            Some(at) => {
-                let target = match &at.shot.target {
-                    ShotTarget::Initiator => None,
-                    ShotTarget::Node(id) => (scene.node_origin)(id),
-                }
-                .unwrap_or(scene.body.target);
-                let framing = Framing {
-                    target,
-                    frame_yaw_radians: scene.body.frame_yaw_radians,
-                };
-                let aim = framing.to_world(at.shot.offset_blocks);
+                shot_index: None,
+            };
+        };
+        let target = match &at.shot.target {
+            ShotTarget::Initiator => None,
+            ShotTarget::Node(id) => (scene.node_matrix)(id).map(|m| m.w_axis.truncate()),
+        }
+        .unwrap_or(scene.body.target);
+        let framing = Framing {
+            target,
+            frame_yaw_radians: scene.body.frame_yaw_radians,
+        };
+        let aim = framing.to_world(at.shot.offset_blocks);
+        let (index, eased, cut) = (at.index, at.eased_fraction, at.cut);
+        let pose = match self.moves.get(index).cloned() {
+            Some(Move::Procedural(shot)) => {
                 let framing = Framing {
                     target: aim,
                     ..framing
                 };
-                let wanted = self.moves[at.index].pose(&framing, at.eased_fraction);
+                let wanted = shot.pose(&framing, eased);
                 let eye = self.clear(aim, wanted.eye, scene.blocks);
-                let pose = if eye == wanted.eye {
+                if eye == wanted.eye {
                     wanted
                 } else {
                     CameraPose::looking_at(eye, aim)
-                };
-                FlightFrame { pose, cut: at.cut }
+                }
             }
+            Some(Move::Keyed { node }) => match (scene.node_matrix)(&node) {
+                Some(matrix) => {
+                    let eye = matrix.w_axis.truncate();
+                    let forward = matrix.transform_vector3(Vec3::Z);
+                    let (yaw_radians, pitch_radians) = look_at(eye, eye + forward);
+                    CameraPose {
+                        eye: self.clear(aim, eye, scene.blocks),
+                        yaw_radians,
+                        pitch_radians,
+                    }
+                }
+                // A hidden or missing node: the default orbit meanwhile.
+                None => self.steered(scene, aim, DefaultShot::Orbit, None),
+            },
+            Some(Move::Steered {
+                radius_blocks,
+                height_blocks,
+            }) => self.steered(
+                scene,
+                aim,
+                DefaultShot::Orbit,
+                Some((radius_blocks, height_blocks)),
+            ),
+            None => self.steered(scene, aim, DefaultShot::Orbit, None),
+        };
+        FlightFrame {
+            pose,
+            cut,
+            shot_index: Some(index),
         }
     }
 
-    /// The steered orbit's pose this tick (and its state moved on).
-    fn steered<B: SolidBlocks>(&mut self, scene: &Scene<'_, B>) -> CameraPose {
+    /// The steered orbit's (or `follow`'s) pose this tick round `aim`, and
+    /// its state moved on; `written` is a written orbit's radius and
+    /// height (the default's distance frames the rig instead).
+    fn steered<B: SolidBlocks>(
+        &mut self,
+        scene: &Scene<'_, B>,
+        aim: Vec3,
+        mode: DefaultShot,
+        written: Option<(f32, f32)>,
+    ) -> CameraPose {
         let s = &self.settings;
-        let (turned, wanted_elevation) = match s.default_shot {
+        let start_elevation = match written {
+            Some((radius, height)) => height.atan2(radius),
+            None => s.start_elevation_degrees.to_radians(),
+        };
+        let (turned, wanted_elevation) = match mode {
             DefaultShot::Orbit => {
                 let pitched = (scene.look.pitch - self.start_look.pitch).to_radians();
                 (
                     wrap_radians((scene.look.yaw - self.start_look.yaw).to_radians()),
-                    (s.start_elevation_degrees.to_radians() + pitched).clamp(
+                    (start_elevation + pitched).clamp(
                         MIN_ELEVATION_DEGREES.to_radians(),
                         MAX_ELEVATION_DEGREES.to_radians(),
                     ),
@@ -240,12 +340,17 @@ impl Flight {
             self.bearing_radians + wrap_radians(turned - self.bearing_radians) * ease,
         );
         self.elevation_radians += (wanted_elevation - self.elevation_radians) * ease;
-        let framing_distance = scene.rig_reach_blocks.max(0.0) / 30f32.to_radians().tan();
-        let wanted_distance = framing_distance
-            .max(s.distance_blocks)
-            .min(s.max_distance_blocks.max(s.min_distance_blocks));
+        let wanted_distance = match written {
+            Some((radius, height)) => (radius * radius + height * height).sqrt(),
+            None => {
+                let framing_distance =
+                    scene.rig_reach_blocks.max(0.0) / 30f32.to_radians().tan();
+                framing_distance
+                    .max(s.distance_blocks)
+                    .min(s.max_distance_blocks.max(s.min_distance_blocks))
+            }
+        };
         self.distance_blocks += (wanted_distance - self.distance_blocks) * ease;
-        let aim = scene.body.target + Vec3::Y * s.aim_height_blocks;
         // Bearing 0 is in front of the body, looking back at it: the eye
         // is along the body's facing turned by the bearing.
         let outward = look_direction(

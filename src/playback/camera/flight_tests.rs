@@ -21,7 +21,7 @@ fn open_air() -> Blocks {
     Blocks(HashSet::new())
 }
 
-fn no_nodes(_: &str) -> Option<Vec3> {
+fn no_nodes(_: &str) -> Option<Mat4> {
     None
 }
 
@@ -33,7 +33,7 @@ fn scene<'a>(look: LookDegrees, blocks: &'a Blocks, yaw_degrees: f32) -> Scene<'
         },
         look,
         rig_reach_blocks: 1.0,
-        node_origin: &no_nodes,
+        node_matrix: &no_nodes,
         blocks,
     }
 }
@@ -173,14 +173,14 @@ fn written_shots_play_in_order_aimed_at_their_target() {
             target: ShotTarget::Node("hand".into()),
             offset_blocks: Vec3::ZERO,
             ease: Easing::Linear,
-            kind: ShotKind::Static {
+            kind: ShotKind::Fixed {
                 position_blocks: Vec3::new(0.0, 0.0, 2.0),
             },
         },
     ];
     let blocks = open_air();
     let hand = FEET + Vec3::new(0.5, 1.4, 0.3);
-    let nodes = move |id: &str| (id == "hand").then_some(hand);
+    let nodes = move |id: &str| (id == "hand").then_some(Mat4::from_translation(hand));
     let mut flight = Flight::new(shots, look(0.0, 0.0), FlightSettings::default());
     assert!(!flight.is_steered());
     let at = |flight: &mut Flight, tick: u32, look_yaw: f32| {
@@ -193,7 +193,7 @@ fn written_shots_play_in_order_aimed_at_their_target() {
                 },
                 look: look(look_yaw, 0.0),
                 rig_reach_blocks: 1.0,
-                node_origin: &nodes,
+                node_matrix: &nodes,
                 blocks: &blocks,
             },
         )

@@ -30,6 +30,7 @@
 pub mod clearance;
 pub mod director;
 pub mod flight;
+pub mod sample;
 pub mod shot;
 
 use glam::Vec3;

@@ -198,21 +198,33 @@ impl Shot {
     }
 }
 
-impl From<&ShotKind> for Shot {
+impl Shot {
     /// A shot as a file writes it (`metadata.emoted.camera`, degrees) in
-    /// the runtime's units (radians).
-    fn from(kind: &ShotKind) -> Shot {
-        match kind {
+    /// the runtime's units (radians); `None` for the two that are not a
+    /// function of time alone, the steered orbit and the keyed node
+    /// ([`super::flight`] flies those).
+    pub fn procedural(kind: &ShotKind) -> Option<Shot> {
+        Some(match kind {
             ShotKind::Orbit {
                 radius_blocks,
                 height_blocks,
-                from_degrees,
-                to_degrees,
+                sweep_degrees: Some([from_degrees, to_degrees]),
             } => Shot::Orbit {
                 radius_blocks: *radius_blocks,
                 height_blocks: *height_blocks,
                 from_radians: from_degrees.to_radians(),
                 to_radians: to_degrees.to_radians(),
+            },
+            ShotKind::Orbit {
+                sweep_degrees: None,
+                ..
+            }
+            | ShotKind::Keyed { .. } => return None,
+            ShotKind::Follow {
+                distance_blocks,
+                height_blocks,
+            } => Shot::Static {
+                offset: Vec3::new(0.0, *height_blocks, -*distance_blocks),
             },
             ShotKind::Dolly {
                 angle_degrees,
@@ -236,13 +248,13 @@ impl From<&ShotKind> for Shot {
                 low_blocks: *low_blocks,
                 high_blocks: *high_blocks,
             },
-            ShotKind::Static { position_blocks } => Shot::Static {
+            ShotKind::Fixed { position_blocks } => Shot::Static {
                 offset: *position_blocks,
             },
             ShotKind::Path { points_blocks } => Shot::Path {
                 points: points_blocks.clone(),
             },
-        }
+        })
     }
 }
 
@@ -449,26 +461,48 @@ mod tests {
         let written = ShotKind::Orbit {
             radius_blocks: 3.0,
             height_blocks: 0.2,
-            from_degrees: -90.0,
-            to_degrees: 90.0,
+            sweep_degrees: Some([-90.0, 90.0]),
         };
-        let shot = Shot::from(&written);
+        let shot = Shot::procedural(&written).expect("a sweep");
         let start = shot.pose(&framing(0.0), 0.0);
         // Bearing −90°: the player's left, +X at frame yaw 0.
         assert!(
             close(start.eye, TARGET + Vec3::new(3.0, 0.2, 0.0)),
             "{start:?}"
         );
-        let crane = Shot::from(&ShotKind::Crane {
+        let crane = Shot::procedural(&ShotKind::Crane {
             angle_degrees: 180.0,
             distance_blocks: 2.0,
             low_blocks: 1.0,
             high_blocks: 1.0,
-        });
+        })
+        .expect("a crane");
         assert!(close(
             crane.pose(&framing(0.0), 0.5).eye,
             TARGET + Vec3::new(0.0, 1.0, -2.0)
         ));
+        // Follow: behind and above, turning with the body.
+        let follow = Shot::procedural(&ShotKind::Follow {
+            distance_blocks: 4.0,
+            height_blocks: 1.5,
+        })
+        .expect("a follow");
+        assert!(close(
+            follow.pose(&framing(90.0), 0.0).eye,
+            TARGET + Vec3::new(4.0, 1.5, 0.0)
+        ));
+        let steered = ShotKind::Orbit {
+            radius_blocks: 3.0,
+            height_blocks: 0.2,
+            sweep_degrees: None,
+        };
+        assert_eq!(Shot::procedural(&steered), None);
+        assert_eq!(
+            Shot::procedural(&ShotKind::Keyed {
+                node: "camera".into()
+            }),
+            None
+        );
     }
 
     #[test]

@@ -205,6 +205,13 @@ impl PlaybackState {
         self.yaw.set_deadzone(180.0);
     }
 
+    /// Node `id`'s transform in the emote frame now, shown or not (see
+    /// [`Playing::node_in_frame`]); call [`Self::refresh_pose`] first on
+    /// a scheduled tick.
+    pub fn node_in_frame(&self, id: &str) -> Option<Mat4> {
+        self.current.node_in_frame(id, &self.roots)
+    }
+
     /// Samples the pose a scheduled tick skipped, so `frame` and the node
     /// poses are current (a turn, a stop or a transition needs them). The
     /// Animation is position-pure, so this is the pose that tick had.

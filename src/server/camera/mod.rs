@@ -49,7 +49,7 @@ pub mod rig;
 
 use std::collections::HashSet;
 
-use glam::{IVec3, Quat, Vec3};
+use glam::{IVec3, Mat4, Quat, Vec3};
 use valence::entity::{EntityId, HeadYaw};
 use valence::event_loop::PacketEvent;
 use valence::prelude::*;
@@ -177,19 +177,17 @@ fn frame_of(
     let root = state.root_position().as_vec3();
     let yaw_radians = state.root_yaw_degrees().to_radians();
     let turn = Quat::from_rotation_y(-yaw_radians);
-    let origin_of = |union: usize| -> Option<Vec3> {
+    let to_world = Mat4::from_rotation_translation(turn, root);
+    let world_of = |union: usize| -> Option<Mat4> {
         let matrix = state.frame.get(union)?.as_ref()?;
-        Some(root + turn * matrix.w_axis.truncate())
+        Some(to_world * *matrix)
     };
     let aim = root + Vec3::Y;
     let rig_reach_blocks = (0..state.union.len())
-        .filter_map(origin_of)
-        .map(|origin| origin.distance(aim))
+        .filter_map(world_of)
+        .map(|world| world.w_axis.truncate().distance(aim))
         .fold(0.0f32, f32::max);
-    let node_origin = |id: &str| -> Option<Vec3> {
-        let union = state.union.ids.iter().position(|i| i == id)?;
-        origin_of(union)
-    };
+    let node_matrix = |id: &str| -> Option<Mat4> { Some(to_world * state.node_in_frame(id)?) };
     let scene = Scene {
         body: Framing {
             target: root,
@@ -200,7 +198,7 @@ fn frame_of(
             pitch: look.pitch,
         },
         rig_reach_blocks,
-        node_origin: &node_origin,
+        node_matrix: &node_matrix,
         blocks,
     };
     flight.step(ticks, &scene)
@@ -340,7 +338,7 @@ type FlyingPlayers<'w, 's> = Query<
     (
         Entity,
         &'static mut EmoteCamera,
-        Option<&'static ActiveEmote>,
+        Option<&'static mut ActiveEmote>,
         &'static mut Client,
         &'static Position,
         &'static Look,
@@ -374,14 +372,14 @@ fn fly_cameras(
     for (player, mut camera, playback, mut client, position, look, mode, chunks, choices, idle, modded) in
         &mut players
     {
-        let Some(playback) = playback else {
+        let Some(mut playback) = playback else {
             // A playback gone without an end event (a safety net).
             release(&mut commands, player, &camera, Some(&mut client), &ids);
             continue;
         };
         if camera.restart {
             camera.restart = false;
-            match wanted_shots(&config, playback, *mode, choices, idle, modded.is_some()) {
+            match wanted_shots(&config, &playback, *mode, choices, idle, modded.is_some()) {
                 Some(shots) => {
                     let start = LookDegrees {
                         yaw: look.yaw,
@@ -397,6 +395,10 @@ fn fly_cameras(
             }
         }
         let camera: &mut EmoteCamera = &mut camera;
+        if camera.flight.needs_nodes() {
+            // Anchors are not in the scheduled frame: the pose of this tick.
+            playback.bypass_change_detection().state.refresh_pose();
+        }
         if camera.handed_over {
             follow_server_moves(camera, &mut client, position.0, &mut cameras, &ids);
         }
@@ -406,7 +408,7 @@ fn fly_cameras(
         let frame = frame_of(
             &mut camera.flight,
             camera.ticks,
-            playback,
+            &playback,
             look,
             &LayerBlocks(chunk_layer),
         );

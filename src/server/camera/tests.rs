@@ -411,3 +411,52 @@ fn who_gets_no_camera() {
     s.fly("example:wave");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_keyed_camera_rides_its_anchor_in_the_world() {
+    use crate::format::{read_emote_file, EmoteFile};
+    use crate::library::sample::sample_ticks;
+    use crate::library::CompiledAnimation;
+
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/emotes/celebrate.json");
+    let Some(EmoteFile::Animation(file)) = read_emote_file(Path::new(path)).file else {
+        panic!("celebrate reads");
+    };
+    let compiled = CompiledAnimation::compile(&file).expect("compiles");
+    let ticks: Vec<u32> = (0..40).collect();
+    let anchor: Vec<Vec3> = sample_ticks(&compiled, &ticks, 0)
+        .expect("samples")
+        .iter()
+        .map(|line| {
+            let m = line.nodes["camera"].matrix;
+            Vec3::new(m[12], m[13], m[14])
+        })
+        .collect();
+
+    let mut s = Scenario::new("", &[]);
+    s.app.world.get_mut::<Look>(s.player).expect("a look").yaw = 90.0;
+    s.ticks(1);
+    s.fly("example:celebrate");
+    let mut checked = 0;
+    for _ in 0..30 {
+        s.ticks(1);
+        let playback = s.app.world.get::<ActiveEmote>(s.player).expect("playing");
+        let Some(position) = playback.state.position_ticks else {
+            continue;
+        };
+        let root = playback.state.root_position().as_vec3();
+        let turn = Quat::from_rotation_y(-playback.state.root_yaw_degrees().to_radians());
+        let camera = s.camera().expect("flying").camera;
+        let feet = s.app.world.get::<Position>(camera).expect("placed").0;
+        let eye = feet.as_vec3() + Vec3::Y * CAMERA_EYE_HEIGHT_BLOCKS as f32;
+        if position < 40 {
+            let wanted = root + turn * anchor[position as usize];
+            assert!(
+                eye.distance(wanted) < 1e-3,
+                "tick {position}: {eye} vs the anchor at {wanted}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "{checked} ticks checked");
+}

@@ -1,0 +1,71 @@
+//! `emoted sample`'s camera: the emote camera flown over an Animation's
+//! sampled poses, as a player standing at the origin and facing +Z (the
+//! emote's own space) would see it, looking straight ahead, in open air.
+//!
+//! The flight eases from tick to tick, so every tick from 0 to the last
+//! asked is flown, and the lines asked for are picked from them.
+
+use glam::{Mat4, Vec3};
+
+use super::clearance::OpenAir;
+use super::flight::{Flight, FlightSettings, LookDegrees, Scene};
+use super::shot::Framing;
+use crate::anim::SampleError;
+use crate::format::camera::CameraShot;
+use crate::library::sample::{sample_ticks, CameraSample, SampleLine};
+use crate::library::CompiledAnimation;
+
+/// [`sample_ticks`] with the camera that flies `shots` in each line (no
+/// shots: the lines as [`sample_ticks`] gives them).
+pub fn sample_ticks_with_camera(
+    animation: &CompiledAnimation,
+    ticks: &[u32],
+    seed: u64,
+    shots: &[CameraShot],
+) -> Result<Vec<SampleLine>, SampleError> {
+    if shots.is_empty() {
+        return sample_ticks(animation, ticks, seed);
+    }
+    let Some(&last) = ticks.iter().max() else {
+        return Ok(Vec::new());
+    };
+    let every: Vec<u32> = (0..=last).collect();
+    let mut lines = sample_ticks(animation, &every, seed)?;
+    let mut flight = Flight::new(
+        shots.to_vec(),
+        LookDegrees::default(),
+        FlightSettings::default(),
+    );
+    let duration = animation.rig.duration_ticks;
+    for line in &mut lines {
+        let node_matrix = |id: &str| -> Option<Mat4> {
+            line.nodes
+                .get(id)
+                .map(|node| Mat4::from_cols_array(&node.matrix))
+        };
+        let frame = flight.step(
+            line.tick.min(duration),
+            &Scene {
+                body: Framing {
+                    target: Vec3::ZERO,
+                    frame_yaw_radians: 0.0,
+                },
+                look: LookDegrees::default(),
+                rig_reach_blocks: 0.0,
+                node_matrix: &node_matrix,
+                blocks: &OpenAir,
+            },
+        );
+        line.camera = Some(CameraSample {
+            eye: frame.pose.eye.to_array(),
+            yaw_degrees: frame.pose.yaw_radians.to_degrees(),
+            pitch_degrees: frame.pose.pitch_radians.to_degrees(),
+            shot: frame.shot_index,
+            cut: frame.cut,
+        });
+    }
+    Ok(ticks
+        .iter()
+        .filter_map(|t| lines.get(*t as usize).cloned())
+        .collect())
+}
