@@ -181,14 +181,14 @@ fn the_pack_holds_the_converted_models_textures_and_overrides() {
 fn a_broken_texture_refuses_the_file_with_its_pointer() {
     let dir = scratch("broken");
     let mut emote = convert(&dir);
-    emote["resources"]["textures"]["quadrants"] =
+    emote["metadata"]["emoted"]["resources"]["textures"]["quadrants"] =
         Value::String("data:image/png;base64,AAAA".to_owned());
     let path = dir.join("emotes/textured.json");
     fs::write(&path, emote.to_string()).expect("write");
     let (ok, stdout, _) = emoted(&["check", &path.to_string_lossy()]);
     assert!(!ok, "{stdout}");
     assert!(
-        stdout.contains("/resources/textures/quadrants: the texture is not a PNG"),
+        stdout.contains("/metadata/emoted/resources/textures/quadrants: the texture is not a PNG"),
         "{stdout}"
     );
 }

@@ -207,6 +207,62 @@ pub(crate) fn read_metadata(obj: &mut Obj<'_>, problems: &mut Problems) -> Metad
     metadata
 }
 
+/// What emoted reads under `metadata.emoted` (the rest of `metadata` is
+/// the author's, kept as written).
+const EMOTED_FIELDS: [&str; 2] = ["camera", "resources"];
+
+/// Reads `metadata.emoted.resources`, or the top-level `resources` that
+/// `emoted convert` wrote before (with a warning: other schema 4 servers
+/// refuse a top-level field they do not know, and keep any `metadata`);
+/// refuses an unknown field of `metadata.emoted` and `resources` written in
+/// both places.
+fn read_document_resources(
+    root: &Value,
+    obj: &mut Obj<'_>,
+    problems: &mut Problems,
+) -> Resources {
+    let metadata = field(&Root, "metadata");
+    let emoted = field(&metadata, "emoted");
+    match root.pointer("/metadata/emoted") {
+        Some(Value::Object(fields)) => {
+            for key in fields.keys() {
+                if !EMOTED_FIELDS.contains(&key.as_str()) {
+                    problems.error(
+                        &field(&emoted, key),
+                        format!(
+                            "unknown field `{key}` in `metadata.emoted`; expected one of: {}",
+                            EMOTED_FIELDS.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        Some(_) => problems.error(&emoted, "`metadata.emoted` must be an object"),
+        None => {}
+    }
+    let old = obj.opt("resources");
+    match (root.pointer("/metadata/emoted/resources"), old) {
+        (Some(value), old) => {
+            if let Some((_, p)) = old {
+                problems.error(
+                    &p,
+                    "`resources` is written twice: keep only `metadata.emoted.resources`",
+                );
+            }
+            read_resources(value, &field(&emoted, "resources"), problems)
+        }
+        (None, Some((value, p))) => {
+            problems.warning(
+                &p,
+                "a top-level `resources` is read for now: move it to `metadata.emoted.resources`, \
+                 where every schema 4 server keeps it (an unknown top-level field may be refused)",
+            );
+            read_resources(value, &p, problems)
+        }
+        (None, None) => Default::default(),
+    }
+}
+
 /// Reads an Animation from parsed JSON, recording every problem.
 pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<AnimationFile> {
     let mut obj = Obj::new(root, &Root, problems, "an Animation file")?;
@@ -274,10 +330,7 @@ pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<An
         anchors: &anchors,
     };
     metadata.camera = read_document_camera(root, problems, camera_nodes);
-    let resources = obj
-        .opt("resources")
-        .map(|(v, p)| read_resources(v, &p, problems))
-        .unwrap_or_default();
+    let resources = read_document_resources(root, &mut obj, problems);
     check_node_models(&nodes, &resources, problems);
     finish_document(obj, problems, &["molang", "nodes", "timeline", "resources"]);
     if problems.has_errors() {

@@ -1,5 +1,7 @@
-//! `metadata.emoted.camera` read through the whole Animation reader: what
-//! each shot becomes, its defaults, and every rule with its pointer.
+//! `metadata.emoted` read through the whole Animation reader: what each
+//! camera shot becomes, its defaults, and every rule with its pointer;
+//! `resources` in their new place and their old; and a file with
+//! `metadata.emoted` is schema 4 as any server reads it.
 
 use serde_json::{json, Value};
 use valence::math::Vec3;
@@ -254,4 +256,101 @@ fn every_rule_is_refused_at_its_pointer() {
             "{camera}: wanted `{needle}` at {pointer}, got {errors:?}"
         );
     }
+}
+
+/// An Animation with a texture-only `resources`, at `/metadata/emoted`
+/// (`new_place`) or at the top level.
+fn with_resources(new_place: bool) -> Value {
+    let mut file = with_camera(json!(true));
+    let resources = json!({"textures": {"skin": super::resources::png_data_uri(
+        &super::resources::tests::tiny_png()
+    )}});
+    if new_place {
+        file["metadata"]["emoted"] = json!({"resources": resources});
+    } else {
+        file["metadata"].as_object_mut().expect("metadata").remove("emoted");
+        file["resources"] = resources;
+    }
+    file
+}
+
+#[test]
+fn resources_move_under_metadata_emoted_and_the_old_place_still_reads_with_a_warning() {
+    let new = parse_emote_value(&with_resources(true));
+    let Some(EmoteFile::Animation(a)) = &new.file else {
+        panic!("{:?}", new.problems)
+    };
+    assert!(a.resources.textures.contains_key("skin"));
+    assert!(new.problems.is_empty(), "{:?}", new.problems);
+    let old = parse_emote_value(&with_resources(false));
+    let Some(EmoteFile::Animation(b)) = &old.file else {
+        panic!("{:?}", old.problems)
+    };
+    assert_eq!(a.resources, b.resources);
+    assert!(
+        old.problems
+            .iter()
+            .any(|p| p.pointer == "/resources" && p.message.contains("metadata.emoted.resources")),
+        "{:?}",
+        old.problems
+    );
+    // Both places: refused, at the old one.
+    let mut both = with_resources(true);
+    both["resources"] = both["metadata"]["emoted"]["resources"].clone();
+    let report = parse_emote_value(&both);
+    assert!(report.file.is_none());
+    assert!(report
+        .problems
+        .iter()
+        .any(|p| p.pointer == "/resources" && p.message.contains("written twice")));
+    // A misspelt field of emoted's own is refused, not ignored.
+    let mut typo = with_camera(json!(true));
+    typo["metadata"]["emoted"]["camra"] = json!(false);
+    let report = parse_emote_value(&typo);
+    assert!(report.file.is_none());
+    assert!(
+        report.problems.iter().any(|p| p.pointer == "/metadata/emoted/camra"
+            && p.message.contains("camera, resources")),
+        "{:?}",
+        report.problems
+    );
+}
+
+/// Schema 4 keeps every `metadata` field it does not know (the format's
+/// section 3): what `metadata.emoted` adds is invisible to the rest of the
+/// file. The bundled celebrate, with and without it, is the same Animation
+/// but for the camera, and emoted's fields are all under `metadata`.
+#[test]
+fn a_file_with_metadata_emoted_is_the_same_schema_4_animation_without_it() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/emotes/celebrate.json"
+    ))
+    .expect("celebrate");
+    let with: Value = serde_json::from_str(&text).expect("JSON");
+    assert!(with["metadata"]["emoted"]["camera"].is_object());
+    let schema_4_top_level = [
+        "type",
+        "schema_version",
+        "id",
+        "metadata",
+        "settings",
+        "molang",
+        "nodes",
+        "timeline",
+        "target_minecraft_version",
+    ];
+    for key in with.as_object().expect("an object").keys() {
+        assert!(schema_4_top_level.contains(&key.as_str()), "`{key}` is not schema 4");
+    }
+    let mut without = with.clone();
+    without["metadata"].as_object_mut().expect("metadata").remove("emoted");
+    let (a, b) = (parse_emote_value(&with), parse_emote_value(&without));
+    let (Some(EmoteFile::Animation(a)), Some(EmoteFile::Animation(b))) = (a.file, b.file) else {
+        panic!("both read");
+    };
+    assert!(matches!(a.metadata.camera, CameraSetting::Shots(_)));
+    assert_eq!(b.metadata.camera, CameraSetting::ServerDefault);
+    assert_eq!((a.nodes, a.timeline, a.settings), (b.nodes, b.timeline, b.settings));
+    assert_eq!(a.metadata.extra.get("emoted"), Some(&with["metadata"]["emoted"]));
 }

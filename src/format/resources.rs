@@ -3,11 +3,13 @@
 //! Blockbench model's textured cubes).
 //!
 //! # The model
-//! An Animation may carry, beside its nodes, a top-level `resources`
-//! object:
+//! An Animation may carry, under `metadata.emoted` (where every schema 4
+//! server keeps it: `metadata` keeps any field), a `resources` object. A
+//! top-level `resources`, where `emoted convert` wrote it before, is still
+//! read, with a warning to move it.
 //!
 //! ```json
-//! "resources": {
+//! "metadata": {"name": "Textured", "emoted": {"resources": {
 //!   "textures": {"skin": "data:image/png;base64,iVBORw0KGgo..."},
 //!   "models": {
 //!     "arm_cube": {
@@ -17,7 +19,7 @@
 //!                     "faces": {"north": {"uv": [0, 0, 4, 8], "texture": "#0"}}}]
 //!     }
 //!   }
-//! }
+//! }}}
 //! ```
 //!
 //! - A **texture** is a PNG as a `data:image/png;base64,` URI, at most
@@ -403,6 +405,6 @@ pub(crate) fn check_node_models(nodes: &[Node], resources: &Resources, problems:
 
 mod read;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub(crate) use self::read::read_resources;

@@ -144,7 +144,7 @@ pub fn scene_animation(clip: &SceneClip) -> Result<Imported, ImportError> {
         },
     });
     if !resources.is_empty() {
-        json["resources"] = resources.to_json();
+        json["metadata"]["emoted"]["resources"] = resources.to_json();
     }
     let file = read_back(&json)?;
     Ok(Imported { json, file, notes })

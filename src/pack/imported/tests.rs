@@ -18,20 +18,19 @@ fn emote(id: &str, model: &str, number: i32) -> serde_json::Value {
     let t = json!({"position": [0, 0, 0], "rotation": [0, 0, 0], "scale": [1, 1, 1]});
     json!({
         "type": "animation", "schema_version": 4, "id": id,
-        "metadata": {"name": id},
+        "metadata": {"name": id, "emoted": {"resources": {
+            "textures": {"skin": png_data_uri(&png())},
+            "models": {model: {"custom_model_data": number, "textures": {"0": "skin"},
+                "elements": [{"from": [0, 0, 0], "to": [16, 16, 16],
+                              "faces": {"up": {"uv": [0, 0, 16, 16], "texture": "#0"}}}]}}
+        }}},
         "settings": {"standalone": true, "cooldown": "0t", "playback": {"mode": "once", "loop_delay": "0t"}},
         "nodes": {
             "root": {"type": "anchor", "space": "initiator", "transform": t.clone()},
             "box": {"type": "item_display", "parent": "root", "item_display": "none", "transform": t,
                     "item_stack_snbt": format!("{{id:\"minecraft:paper\",Count:1b,tag:{{CustomModelData:{number}}}}}")}
         },
-        "timeline": {"duration": "10t"},
-        "resources": {
-            "textures": {"skin": png_data_uri(&png())},
-            "models": {model: {"custom_model_data": number, "textures": {"0": "skin"},
-                "elements": [{"from": [0, 0, 0], "to": [16, 16, 16],
-                              "faces": {"up": {"uv": [0, 0, 16, 16], "texture": "#0"}}}]}}
-        }
+        "timeline": {"duration": "10t"}
     })
 }
 
