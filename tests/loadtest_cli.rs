@@ -159,3 +159,21 @@ fn open_wheels_opens_a_wheel_for_every_viewer_and_sends_them() {
     let bytes = |r: &Value| r["bytes_per_viewer_per_s"].as_f64().unwrap_or(0.0);
     assert!(bytes(&wheels) > bytes(&plain), "{wheels} against {plain}");
 }
+
+#[test]
+fn cameras_fly_for_every_player_and_their_moves_are_counted() {
+    let without = loadtest(&["--breakdown"]);
+    let with = loadtest(&["--cameras", "--breakdown"]);
+    assert!(without.get("cameras_flying").is_none(), "{without}");
+    // Six players play, each steering its own camera.
+    assert_eq!(with["cameras_flying"], 6, "{with}");
+    // Each camera goes to its player alone: the displays cost the same,
+    // and the camera's moves come on top.
+    assert_eq!(
+        with["bytes_by_packet"]["EntityTrackerUpdateS2c"],
+        without["bytes_by_packet"]["EntityTrackerUpdateS2c"],
+        "{with}\n{without}"
+    );
+    let bytes = |r: &Value| r["bytes_per_viewer_per_s"].as_f64().expect("bytes");
+    assert!(bytes(&with) > bytes(&without) + 100.0, "{with}\n{without}");
+}

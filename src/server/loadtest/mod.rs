@@ -32,7 +32,9 @@
 //! - `--open-wheels` has every viewer open the emote wheel on every
 //!   measured tick ([`crate::server::wheel`]);
 //! - `--modded-fraction F` makes that share of the viewers Emotecraft
-//!   clients and reports their bytes apart ([`modded`]).
+//!   clients and reports their bytes apart ([`modded`]);
+//! - `--cameras` flies the emote camera of every playing client, each
+//!   steering it with its look (`steering`); without it there is none.
 //!
 //! Keep-alives are disabled (no client would answer them), and the wall
 //! clock `server_sync` emotes follow is the tick counter (ticks run back to
@@ -46,6 +48,8 @@
 pub mod clients;
 pub mod downloads;
 pub mod modded;
+mod options;
+mod steering;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -63,6 +67,7 @@ pub use self::clients::{
 };
 use self::downloads::{sized_pack, PackDownloadReport, PackDownloads};
 use self::modded::{make_modded, modded_viewers, ModdedReport, SplitCounters};
+pub use self::options::LoadtestOptions;
 use crate::format::settings::PlaybackMode;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
@@ -83,96 +88,6 @@ pub const DEFAULT_PACK_BYTES: u64 = 1 << 20;
 
 /// The largest `--pack-bytes` (256 MiB).
 pub const MAX_PACK_BYTES: u64 = 256 << 20;
-
-/// What to run (`emoted loadtest`'s flags).
-#[derive(Clone, Debug, clap::Args)]
-pub struct LoadtestOptions {
-    /// Playbacks (N).
-    #[arg(long, default_value_t = 100)]
-    pub playbacks: usize,
-    /// Viewers (M).
-    #[arg(long, default_value_t = 100)]
-    pub viewers: usize,
-    /// Measured ticks (T).
-    #[arg(long, default_value_t = 200)]
-    pub ticks: u32,
-    /// Play this emote in every playback instead of the bundled mix.
-    #[arg(long)]
-    pub emote: Option<String>,
-    /// Send every changed node every tick (the naive baseline).
-    #[arg(long)]
-    pub per_tick: bool,
-    /// Seed of the shuffle.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Stand the clients on a square grid this many blocks apart, client 0
-    /// at the spawn (0: all at the spawn, where every client views every
-    /// display: the worst case).
-    #[arg(long, default_value_t = 0.0)]
-    pub spacing_blocks: f64,
-    /// `emotes.display_view_scale` for the run (view-range culling; 5.0
-    /// reaches every client in chunk view).
-    #[arg(long, default_value_t = 1.0)]
-    pub display_view_scale: f64,
-    /// `emotes.display_tolerance_blocks` for the run.
-    #[arg(long, default_value_t = 0.01)]
-    pub tolerance_blocks: f32,
-    /// `emotes.display_tolerance_degrees` for the run.
-    #[arg(long, default_value_t = 0.5)]
-    pub tolerance_degrees: f32,
-    /// Also report the viewers' bytes by packet kind
-    /// (`bytes_by_packet`, per viewer per second).
-    #[arg(long)]
-    pub breakdown: bool,
-    /// Folders (or files) to load emotes from (default: emotes/ and
-    /// datapacks/).
-    #[arg(long = "emotes")]
-    pub emote_roots: Vec<PathBuf>,
-    /// Serve the resource pack on 127.0.0.1 with emoted's own pack server
-    /// and run this many HTTP downloads of it at once during the measured
-    /// ticks, each client starting again when its download ends (0: the
-    /// pack is not served). At most 256, the server's connection limit.
-    #[arg(long, default_value_t = 0)]
-    pub pack_downloads: usize,
-    /// The size of the pack served to `--pack-downloads`, in bytes (filler
-    /// standing in for a real pack; default 1 MiB, about a pack with a few
-    /// textures).
-    #[arg(long, default_value_t = DEFAULT_PACK_BYTES, requires = "pack_downloads")]
-    pub pack_bytes: u64,
-    /// Every viewer opens the emote wheel on every measured tick (as
-    /// `/emote` does): M wheels built, drawn and sent in each tick, the
-    /// worst case of issue 15's "100 players open it in the same tick".
-    #[arg(long)]
-    pub open_wheels: bool,
-    /// The share of the viewers that are Emotecraft clients, from 0 to 1
-    /// (they get bones, not body displays; their bytes are reported apart).
-    #[arg(long, default_value_t = 0.0)]
-    pub modded_fraction: f64,
-}
-
-impl Default for LoadtestOptions {
-    /// The command line's defaults.
-    fn default() -> Self {
-        Self {
-            playbacks: 100,
-            viewers: 100,
-            ticks: 200,
-            emote: None,
-            per_tick: false,
-            seed: 1,
-            spacing_blocks: 0.0,
-            display_view_scale: 1.0,
-            tolerance_blocks: 0.01,
-            tolerance_degrees: 0.5,
-            breakdown: false,
-            emote_roots: Vec::new(),
-            pack_downloads: 0,
-            pack_bytes: DEFAULT_PACK_BYTES,
-            open_wheels: false,
-            modded_fraction: 0.0,
-        }
-    }
-}
 
 /// The one JSON line `emoted loadtest` prints (DESIGN.md), plus what was sent.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -210,6 +125,9 @@ pub struct LoadtestReport {
     /// bytes apart.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub modded: Option<ModdedReport>,
+    /// With `--cameras`: the players seeing through a camera at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cameras_flying: Option<usize>,
 }
 
 /// Why a load test could not run.
@@ -319,6 +237,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     config.emotes.max_active_display_entities = usize::MAX;
     config.emotes.display_tolerance_blocks = options.tolerance_blocks;
     config.emotes.display_tolerance_degrees = options.tolerance_degrees;
+    config.camera.enabled = options.cameras;
     config
         .emotes
         .check_display_options()
@@ -384,6 +303,10 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         SplitCounters::new(modded, &counters)
     });
 
+    let players: Vec<Entity> = entities.iter().take(options.playbacks).copied().collect();
+    if options.cameras {
+        steering::confirm_positions(&mut app, &players);
+    }
     // Start the playbacks over the warm-up, shuffled with the seed.
     let total_weight: u32 = choices.iter().map(|(_, w)| w).sum();
     let mut rng = StepRng::new(options.seed);
@@ -447,7 +370,10 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         None => None,
     };
     let mut tick_ms = Vec::with_capacity(options.ticks as usize);
-    for _ in 0..options.ticks {
+    for tick in 0..options.ticks {
+        if options.cameras {
+            steering::steer(&mut app, &players, tick);
+        }
         if options.open_wheels {
             for client in entities.iter().take(options.viewers) {
                 app.world.send_event(OpenWheelRequest { client: *client });
@@ -496,6 +422,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         pack_downloads,
         wheels_open,
         modded: split.map(|s| s.finish(&counters, options.modded_fraction, seconds)),
+        cameras_flying: options.cameras.then(|| steering::flying(&mut app)),
     })
 }
 
