@@ -320,7 +320,34 @@ fn camera_off_keeps_the_players_own_view_across_a_restart() {
     let mut server = Server::start_with_args(&roots, &args);
     let returner = wave(&server, &[]);
     assert!(camera_ids(&returner).is_empty(), "kept: {}", returner.describe());
-    let back_on = wave(&server, &["/emote camera on"]);
+    // The wheel's switch (slot 42) turns it back on: it says off, then on.
+    let switcher = server
+        .bot("shy")
+        .wait_spawn()
+        .wait_ms(400)
+        .chat("/emote")
+        .wait_for(json!({"event": "window_open", "window_id": 117}), 1, 5000)
+        .click_wheel(42, 0, 0)
+        .wait_ms(500)
+        .disconnect()
+        .run();
+    switcher.assert_ok();
+    let switch_states: Vec<String> = switcher
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::WindowItems(w) if w.window_id == 117 => {
+                w.slots.get(&42).map(|slot| slot.name.clone().unwrap_or_default())
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        switch_states.first().is_some_and(|n| n.ends_with("off"))
+            && switch_states.last().is_some_and(|n| n.ends_with("on")),
+        "{switch_states:?}"
+    );
+    let back_on = wave(&server, &[]);
     let seen: HashMap<i64, usize> = camera_ids(&back_on)
         .into_iter()
         .fold(HashMap::new(), |mut m, id| {

@@ -15,7 +15,8 @@
 //! - Eight emotes a page, on the ring `[4, 15, 25, 33, 40, 29, 19, 11]`
 //!   of a 9×5 chest, clockwise from the top; the stop button in the centre
 //!   (22); previous and next page at 36 and 44 when those pages exist; a
-//!   jump to the favourites (0) and to every emote (8) when both exist.
+//!   jump to the favourites (0) and to every emote (8) when both exist;
+//!   the player's emote camera switch (42) when the server flies cameras.
 //! - A player with nothing to play sees one empty page that says so.
 
 use crate::format::EmoteId;
@@ -38,6 +39,8 @@ pub const NEXT_SLOT: usize = 44;
 pub const FAVOURITES_SLOT: usize = 0;
 /// The first page of every emote.
 pub const EVERY_EMOTE_SLOT: usize = 8;
+/// The emote camera's on/off switch.
+pub const CAMERA_SLOT: usize = 42;
 
 /// What kind of emote an icon stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +120,8 @@ pub enum SlotAction {
     Stop,
     /// Turn to this page.
     Page(usize),
+    /// Switch the player's emote camera on or off.
+    ToggleCamera,
 }
 
 /// One player's wheel: the emotes shown, their order, and the pages.
@@ -126,6 +131,9 @@ pub struct WheelBook {
     /// Every shown emote, as indices into `emotes`, in wheel order.
     order: Vec<usize>,
     pages: Vec<Page>,
+    /// The player's emote camera: on or off, `None` when the server flies
+    /// none (no switch).
+    camera: Option<bool>,
 }
 
 impl WheelBook {
@@ -154,6 +162,7 @@ impl WheelBook {
             emotes,
             order,
             pages: Vec::new(),
+            camera: None,
         };
         book.cut_pages();
         book
@@ -193,6 +202,16 @@ impl WheelBook {
         self.pages = pages;
     }
 
+    /// The player's emote camera (`None`: the server flies none).
+    pub fn camera(&self) -> Option<bool> {
+        self.camera
+    }
+
+    /// Shows the camera switch, on or off (`None`: hides it).
+    pub fn set_camera(&mut self, camera: Option<bool>) {
+        self.camera = camera;
+    }
+
     /// The shown emotes, in library order.
     pub fn emotes(&self) -> &[ShownEmote] {
         &self.emotes
@@ -227,6 +246,7 @@ impl WheelBook {
         let every = self.first_page(PageKind::Every);
         match slot {
             STOP_SLOT => SlotAction::Stop,
+            CAMERA_SLOT if self.camera.is_some() => SlotAction::ToggleCamera,
             PREVIOUS_SLOT if index > 0 => SlotAction::Page(index - 1),
             NEXT_SLOT if index + 1 < self.pages.len() => SlotAction::Page(index + 1),
             FAVOURITES_SLOT if favourites.is_some() && every.is_some() => {

@@ -119,6 +119,17 @@ pub fn draw_page(
             ));
         }
     }
+    if let Some(on) = book.camera() {
+        let (state, then) = match on {
+            true => ("on".color(Color::GREEN), "Click: keep your own view"),
+            false => ("off".color(Color::GRAY), "Click: see yourself from a camera"),
+        };
+        slots[CAMERA_SLOT] = Some(button(
+            ItemKind::Spyglass,
+            "Emote camera: ".color(Color::YELLOW) + state,
+            &[then.color(Color::GRAY)],
+        ));
+    }
     if book.action(index, FAVOURITES_SLOT) != SlotAction::Nothing {
         slots[FAVOURITES_SLOT] = Some(button(
             ItemKind::NetherStar,
@@ -351,6 +362,21 @@ mod tests {
         assert!(first.title.to_string().contains("1/2"));
         let second = draw_page(&book, 1, None, &mut cache);
         assert_eq!(second.slots.iter().flatten().count(), 2 + 1 + 1);
+        // No camera switch unless the server flies cameras; then it says
+        // the player's choice and a click switches it.
+        assert!(first.slots[CAMERA_SLOT].is_none());
+        assert_eq!(book.action(0, CAMERA_SLOT), SlotAction::Nothing);
+        let mut with_camera = book.clone();
+        for on in [true, false] {
+            with_camera.set_camera(Some(on));
+            let page = draw_page(&with_camera, 0, None, &mut cache);
+            let switch = page.slots[CAMERA_SLOT].as_ref().expect("the switch");
+            assert_eq!(switch.item, ItemKind::Spyglass);
+            let said = lore_of(switch).join(" ");
+            let wanted = if on { "keep your own view" } else { "see yourself" };
+            assert!(said.contains(wanted), "{said}");
+            assert_eq!(with_camera.action(0, CAMERA_SLOT), SlotAction::ToggleCamera);
+        }
         // The cache gives what drawing gives, and is keyed by favourite.
         let mut emote = book.emotes()[0].clone();
         assert_eq!(cache.icon(&emote), emote_icon(&emote));

@@ -44,6 +44,7 @@ use crate::server::emote_library::EmoteLibrary;
 use crate::server::events::{EndReason, OpenWheelRequest, PlayEmoteRequest, StopEmoteRequest};
 use crate::server::permissions::{PlayerIdentity, PlayerPermissions};
 use crate::server::storage::{PlayerChoices, PlayerStoreResource};
+use crate::store::OnOffChoice;
 
 /// Ticks after an F during which a start of sneaking still opens the wheel.
 pub const SNEAK_GRACE_TICKS: i64 = 2;
@@ -208,6 +209,15 @@ pub(super) fn handle_wheel_clicks(
                     reason: EndReason::Stopped,
                 });
                 After::Close
+            }
+            (ClickMode::Click, 0 | 1, SlotAction::ToggleCamera) => {
+                if let Some(mut choices) = choices {
+                    let on = !choices.is_on(OnOffChoice::Camera);
+                    choices.set_on(uuid.0, OnOffChoice::Camera, on, &store);
+                    window.book.set_camera(Some(on));
+                    window.redraw(&mut icons);
+                }
+                After::Resync
             }
             (ClickMode::Click, 0 | 1, SlotAction::Page(to)) => {
                 window.page = to;

@@ -190,7 +190,8 @@ pub(super) fn open_requested_wheels(
             cooldown_ticks: &cooldown_ticks,
             offers: &nearby,
         };
-        let book = WheelBook::new(shown_emotes(&library.0, &viewer), &choices.wheel_order);
+        let mut book = WheelBook::new(shown_emotes(&library.0, &viewer), &choices.wheel_order);
+        book.set_camera(config.camera.enabled.then_some(!choices.camera_off));
         let first = book.first_page(PageKind::Favourites).unwrap_or(0);
         let playing = playing.map(|p| p.state.name.clone());
         let mut window = WheelWindow::new(book, first, playing, &mut icons);
