@@ -23,6 +23,13 @@
 //!   `r / tan 30°`, so it fits a 70° field of view with room to spare),
 //!   at most [`FlightSettings::max_distance_blocks`].
 //!
+//! **Two players.** In a matched two-player Sequence, when the other
+//! participant stands within [`TWO_SHOT_MAX_BLOCKS`], the default shot
+//! frames both (a two-shot): it circles the point between them, its
+//! bearing 0 side-on to the line that joins them (on the side the player
+//! faces), backing off until both fit; farther apart, each player's
+//! camera orbits their own body.
+//!
 //! The `follow` default shot ([`DefaultShot::Follow`]) is the same orbit
 //! held behind the body and [`FOLLOW_ELEVATION_DEGREES`] above it: it
 //! turns with the body, and the mouse steers nothing.
@@ -108,6 +115,10 @@ pub enum DefaultShot {
 /// The elevation of the `follow` shot, degrees.
 pub const FOLLOW_ELEVATION_DEGREES: f32 = 20.0;
 
+/// The farthest apart two participants of a Sequence are framed together
+/// (a two-shot), blocks; farther, each camera orbits its own player.
+pub const TWO_SHOT_MAX_BLOCKS: f32 = 8.0;
+
 /// How a camera flies, from `[camera]` in the configuration.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlightSettings {
@@ -161,6 +172,9 @@ pub struct LookDegrees {
 pub struct Scene<'a, B: SolidBlocks> {
     /// The body: the emote's root (feet) and its yaw.
     pub body: Framing,
+    /// The other participant of a two-player Sequence, when matched: their
+    /// root (feet) and yaw.
+    pub other_body: Option<Framing>,
     /// The player's look now.
     pub look: LookDegrees,
     /// How far the shown nodes reach from the aim point, blocks (the
@@ -242,10 +256,10 @@ impl Flight {
     /// The camera at `tick` (the Animation's timeline position).
     pub fn step<B: SolidBlocks>(&mut self, tick: u32, scene: &Scene<'_, B>) -> FlightFrame {
         let Some(at) = shot_at(&self.shots, tick) else {
-            let aim = scene.body.target + Vec3::Y * self.settings.aim_height_blocks;
             let mode = self.settings.default_shot;
+            let orbit = self.default_orbit(scene);
             return FlightFrame {
-                pose: self.steered(scene, aim, mode, None),
+                pose: self.steered(scene, orbit, mode, None),
                 cut: false,
                 shot_index: None,
             };
@@ -287,18 +301,18 @@ impl Flight {
                     }
                 }
                 // A hidden or missing node: the default orbit meanwhile.
-                None => self.steered(scene, aim, DefaultShot::Orbit, None),
+                None => self.steered(scene, Orbit::round(aim, scene), DefaultShot::Orbit, None),
             },
             Some(Move::Steered {
                 radius_blocks,
                 height_blocks,
             }) => self.steered(
                 scene,
-                aim,
+                Orbit::round(aim, scene),
                 DefaultShot::Orbit,
                 Some((radius_blocks, height_blocks)),
             ),
-            None => self.steered(scene, aim, DefaultShot::Orbit, None),
+            None => self.steered(scene, Orbit::round(aim, scene), DefaultShot::Orbit, None),
         };
         FlightFrame {
             pose,
@@ -307,16 +321,42 @@ impl Flight {
         }
     }
 
-    /// The steered orbit's (or `follow`'s) pose this tick round `aim`, and
-    /// its state moved on; `written` is a written orbit's radius and
+    /// The default shot's orbit: round the body, or a two-shot of both
+    /// participants when the other is near (see the module guide).
+    fn default_orbit<B: SolidBlocks>(&self, scene: &Scene<'_, B>) -> Orbit {
+        let up = Vec3::Y * self.settings.aim_height_blocks;
+        let own = scene.body;
+        let Some(other) = scene.other_body else {
+            return Orbit::round(own.target + up, scene);
+        };
+        let line = other.target - own.target;
+        let apart = Vec3::new(line.x, 0.0, line.z).length();
+        if apart > TWO_SHOT_MAX_BLOCKS || apart <= f32::EPSILON {
+            return Orbit::round(own.target + up, scene);
+        }
+        // Side-on to the line between them, on the side the player faces.
+        let mut side = Vec3::Y.cross(line).normalize();
+        if side.dot(super::facing(own.frame_yaw_radians)) < 0.0 {
+            side = -side;
+        }
+        Orbit {
+            aim: own.target + line * 0.5 + up,
+            frame_yaw_radians: (-side.x).atan2(side.z),
+            reach_blocks: scene.rig_reach_blocks.max(apart * 0.5 + 1.0),
+        }
+    }
+
+    /// The steered orbit's (or `follow`'s) pose this tick round `orbit`,
+    /// and its state moved on; `written` is a written orbit's radius and
     /// height (the default's distance frames the rig instead).
     fn steered<B: SolidBlocks>(
         &mut self,
         scene: &Scene<'_, B>,
-        aim: Vec3,
+        orbit: Orbit,
         mode: DefaultShot,
         written: Option<(f32, f32)>,
     ) -> CameraPose {
+        let aim = orbit.aim;
         let s = &self.settings;
         let start_elevation = match written {
             Some((radius, height)) => height.atan2(radius),
@@ -343,8 +383,7 @@ impl Flight {
         let wanted_distance = match written {
             Some((radius, height)) => (radius * radius + height * height).sqrt(),
             None => {
-                let framing_distance =
-                    scene.rig_reach_blocks.max(0.0) / 30f32.to_radians().tan();
+                let framing_distance = orbit.reach_blocks.max(0.0) / 30f32.to_radians().tan();
                 framing_distance
                     .max(s.distance_blocks)
                     .min(s.max_distance_blocks.max(s.min_distance_blocks))
@@ -354,7 +393,7 @@ impl Flight {
         // Bearing 0 is in front of the body, looking back at it: the eye
         // is along the body's facing turned by the bearing.
         let outward = look_direction(
-            scene.body.frame_yaw_radians + self.bearing_radians,
+            orbit.frame_yaw_radians + self.bearing_radians,
             -self.elevation_radians,
         );
         let wanted = aim + outward * self.distance_blocks;
@@ -388,6 +427,26 @@ impl Flight {
             blocks,
             s.margin_blocks,
         )
+    }
+}
+
+/// What a steered orbit circles: its aim point, the yaw its bearing 0
+/// faces, and how far what it frames reaches from the aim.
+#[derive(Clone, Copy, Debug)]
+struct Orbit {
+    aim: Vec3,
+    frame_yaw_radians: f32,
+    reach_blocks: f32,
+}
+
+impl Orbit {
+    /// Round `aim`, in the body's frame, framing the rig.
+    fn round<B: SolidBlocks>(aim: Vec3, scene: &Scene<'_, B>) -> Orbit {
+        Orbit {
+            aim,
+            frame_yaw_radians: scene.body.frame_yaw_radians,
+            reach_blocks: scene.rig_reach_blocks,
+        }
     }
 }
 

@@ -32,6 +32,7 @@ fn scene<'a>(look: LookDegrees, blocks: &'a Blocks, yaw_degrees: f32) -> Scene<'
             frame_yaw_radians: yaw_degrees.to_radians(),
         },
         look,
+        other_body: None,
         rig_reach_blocks: 1.0,
         node_matrix: &no_nodes,
         blocks,
@@ -192,6 +193,7 @@ fn written_shots_play_in_order_aimed_at_their_target() {
                     frame_yaw_radians: 0.0,
                 },
                 look: look(look_yaw, 0.0),
+                other_body: None,
                 rig_reach_blocks: 1.0,
                 node_matrix: &nodes,
                 blocks: &blocks,
@@ -246,4 +248,44 @@ fn the_follow_shot_stays_behind_the_body_whatever_the_mouse_does() {
         turned = bearing_degrees(flight.step(tick, &scene(look(0.0, 0.0), &blocks, 90.0)).pose.eye);
     }
     assert!((turned - -90.0).abs() < 1e-2, "{turned}");
+}
+
+#[test]
+fn two_players_near_each_other_are_framed_together_and_far_apart_each_alone() {
+    let blocks = open_air();
+    // The partner 3 blocks in front (+Z) of a body facing +Z.
+    let partner = Framing {
+        target: FEET + Vec3::Z * 3.0,
+        frame_yaw_radians: std::f32::consts::PI,
+    };
+    let mut flight = Flight::new(vec![], look(0.0, 0.0), FlightSettings::default());
+    let mut two = scene(look(0.0, 0.0), &blocks, 0.0);
+    two.other_body = Some(partner);
+    let mut pose = flight.step(0, &two).pose;
+    for tick in 1..30 {
+        pose = flight.step(tick, &two).pose;
+    }
+    let middle = FEET + Vec3::new(0.0, 1.0, 1.5);
+    // Side-on: the eye is off the line between them (x), level with the
+    // middle along it (z), looking at the middle.
+    assert!((pose.eye.z - middle.z).abs() < 1e-3, "{pose:?}");
+    assert!((pose.eye.x - middle.x).abs() > 3.0, "{pose:?}");
+    let toward = (middle - pose.eye).normalize();
+    assert!(look_direction(pose.yaw_radians, pose.pitch_radians).dot(toward) > 0.9999);
+    // Both fit: 1.5 blocks each side of the middle, plus a block.
+    let wanted = (1.5 + 1.0) / 30f32.to_radians().tan();
+    assert!((pose.eye.distance(middle) - wanted).abs() < 0.01, "{pose:?}");
+    // Too far apart: the player's own orbit, in front of the body.
+    let far = Framing {
+        target: FEET + Vec3::Z * (TWO_SHOT_MAX_BLOCKS + 1.0),
+        ..partner
+    };
+    let mut alone = scene(look(0.0, 0.0), &blocks, 0.0);
+    alone.other_body = Some(far);
+    let mut eye = Vec3::ZERO;
+    for tick in 30..70 {
+        eye = flight.step(tick, &alone).pose.eye;
+    }
+    assert!(bearing_degrees(eye).abs() < 0.5, "{eye}");
+    assert!((eye.distance(FEET + Vec3::Y) - 4.0).abs() < 0.01, "{eye}");
 }

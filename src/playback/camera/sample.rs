@@ -51,6 +51,7 @@ pub fn sample_ticks_with_camera(
                     frame_yaw_radians: 0.0,
                 },
                 look: LookDegrees::default(),
+                other_body: None,
                 rig_reach_blocks: 0.0,
                 node_matrix: &node_matrix,
                 blocks: &OpenAir,

@@ -45,11 +45,11 @@
 //! none). A player who leaves takes nothing with them: a safety net
 //! removes camera parts and private layers whose owner is gone.
 
+mod framing;
 pub mod rig;
 
 use std::collections::HashSet;
 
-use glam::{IVec3, Mat4, Quat, Vec3};
 use valence::entity::{EntityId, HeadYaw};
 use valence::event_loop::PacketEvent;
 use valence::prelude::*;
@@ -57,13 +57,11 @@ use valence::protocol::packets::play::PlayerInputC2s;
 
 pub use rig::{CameraPart, CAMERA_EYE_HEIGHT_BLOCKS};
 
-use crate::format::camera::{CameraSetting, CameraShot};
-use crate::playback::camera::clearance::SolidBlocks;
-use crate::playback::camera::flight::{Flight, FlightFrame, LookDegrees, Scene};
-use crate::playback::camera::shot::Framing;
-use crate::server::combat::can_be_hurt;
+use self::framing::{frame_of, wanted_shots, LayerBlocks, Player};
+use crate::format::node::Participant;
+use crate::playback::camera::flight::{Flight, LookDegrees};
 use crate::server::config::Config;
-use crate::server::emote::{ActiveEmote, StopWatch};
+use crate::server::emote::{ActiveEmote, EmotePartner, StopWatch};
 use crate::server::events::{
     add_shared_events, BoneViewer, CameraFlying, EmoteEndedEvent, EmotePlaybackSet, EndReason,
     StopEmoteRequest,
@@ -104,6 +102,11 @@ struct PrivateLayerOf(Entity);
 #[derive(Component)]
 pub struct EmoteCamera {
     flight: Flight,
+    /// Whose playback it films (the player's own, or, for the partner of
+    /// a two-player Sequence, the initiator's).
+    filming: Entity,
+    /// The player's part in it.
+    role: Participant,
     /// The camera entity.
     pub camera: Entity,
     /// The seat entity.
@@ -125,83 +128,6 @@ impl EmoteCamera {
     pub fn is_handed_over(&self) -> bool {
         self.handed_over
     }
-}
-
-/// The world's blocks as the camera sees them: anything opaque or with a
-/// collision shape stops it.
-struct LayerBlocks<'a>(&'a ChunkLayer);
-
-impl SolidBlocks for LayerBlocks<'_> {
-    fn is_solid(&self, block: IVec3) -> bool {
-        self.0
-            .block(BlockPos::new(block.x, block.y, block.z))
-            .is_some_and(|b| b.state.is_opaque() || b.state.collision_shapes().len() > 0)
-    }
-}
-
-/// The shots a playback's camera flies, `None` when it flies none.
-#[allow(clippy::too_many_arguments)]
-fn wanted_shots(
-    config: &Config,
-    playback: &ActiveEmote,
-    mode: GameMode,
-    choices: Option<&PlayerChoices>,
-    idle: Option<&IdleWatch>,
-    modded: bool,
-) -> Option<Vec<CameraShot>> {
-    let camera = &config.camera;
-    let refused = !camera.enabled
-        || modded
-        || (!camera.allow_in_pvp && can_be_hurt(mode))
-        || choices.is_some_and(|c| c.camera_off)
-        || idle.is_some_and(|w| w.clock().plays_idle_emote());
-    if refused {
-        return None;
-    }
-    match &playback.file().metadata().camera {
-        CameraSetting::Off => None,
-        CameraSetting::ServerDefault => Some(Vec::new()),
-        CameraSetting::Shots(shots) => Some(shots.clone()),
-    }
-}
-
-/// The camera's frame this tick for `playback`.
-fn frame_of(
-    flight: &mut Flight,
-    ticks: u32,
-    playback: &ActiveEmote,
-    look: &Look,
-    blocks: &LayerBlocks<'_>,
-) -> FlightFrame {
-    let state = &playback.state;
-    let root = state.root_position().as_vec3();
-    let yaw_radians = state.root_yaw_degrees().to_radians();
-    let turn = Quat::from_rotation_y(-yaw_radians);
-    let to_world = Mat4::from_rotation_translation(turn, root);
-    let world_of = |union: usize| -> Option<Mat4> {
-        let matrix = state.frame.get(union)?.as_ref()?;
-        Some(to_world * *matrix)
-    };
-    let aim = root + Vec3::Y;
-    let rig_reach_blocks = (0..state.union.len())
-        .filter_map(world_of)
-        .map(|world| world.w_axis.truncate().distance(aim))
-        .fold(0.0f32, f32::max);
-    let node_matrix = |id: &str| -> Option<Mat4> { Some(to_world * state.node_in_frame(id)?) };
-    let scene = Scene {
-        body: Framing {
-            target: root,
-            frame_yaw_radians: yaw_radians,
-        },
-        look: LookDegrees {
-            yaw: look.yaw,
-            pitch: look.pitch,
-        },
-        rig_reach_blocks,
-        node_matrix: &node_matrix,
-        blocks,
-    };
-    flight.step(ticks, &scene)
 }
 
 /// Hands the view back (when it was handed over and the client is still
@@ -236,18 +162,20 @@ fn end_cameras(
 ) {
     let mut released = HashSet::new();
     for end in ended.iter() {
-        if released.contains(&end.client) {
-            continue;
+        for player in std::iter::once(end.client).chain(end.partner) {
+            if released.contains(&player) {
+                continue;
+            }
+            let Ok((mut camera, client)) = players.get_mut(player) else {
+                continue;
+            };
+            if end.reason == EndReason::Replaced && player == end.client {
+                camera.restart = true;
+                continue;
+            }
+            release(&mut commands, player, &camera, client.map(|c| c.into_inner()), &ids);
+            released.insert(player);
         }
-        let Ok((mut camera, client)) = players.get_mut(end.client) else {
-            continue;
-        };
-        if end.reason == EndReason::Replaced {
-            camera.restart = true;
-            continue;
-        }
-        release(&mut commands, end.client, &camera, client.map(|c| c.into_inner()), &ids);
-        released.insert(end.client);
     }
 }
 
@@ -257,7 +185,6 @@ type StartingPlayers<'w, 's> = Query<
     's,
     (
         Entity,
-        &'static ActiveEmote,
         &'static Position,
         &'static Look,
         &'static GameMode,
@@ -267,9 +194,27 @@ type StartingPlayers<'w, 's> = Query<
         Option<&'static PlayerChoices>,
         Option<&'static IdleWatch>,
         Option<&'static BoneViewer>,
+        Option<&'static EmotePartner>,
     ),
     (With<Client>, Without<EmoteCamera>),
 >;
+
+/// The playback a player takes part in: their own, or as the matched
+/// partner of a two-player Sequence, the initiator's.
+fn filmed(
+    player: Entity,
+    partner: Option<&EmotePartner>,
+    playbacks: &Query<&mut ActiveEmote>,
+) -> Option<(Entity, Participant)> {
+    if playbacks.contains(player) {
+        return Some((player, Participant::Initiator));
+    }
+    let initiator = partner?.initiator;
+    let matched = playbacks
+        .get(initiator)
+        .is_ok_and(|p| p.state.partner_matched && p.partner() == Some(player));
+    matched.then_some((initiator, Participant::Partner))
+}
 
 /// A playback with no camera yet gets one when it wants one.
 fn start_cameras(
@@ -277,13 +222,26 @@ fn start_cameras(
     config: Res<Config>,
     server: Res<Server>,
     mut players: StartingPlayers,
+    playbacks: Query<&mut ActiveEmote>,
     layers: Query<&ChunkLayer>,
 ) {
-    for (player, playback, position, look, mode, chunks, mut visible, private, choices, idle, modded) in
+    for (player, position, look, mode, chunks, mut visible, private, choices, idle, modded, partner) in
         &mut players
     {
-        let Some(shots) = wanted_shots(&config, playback, *mode, choices, idle, modded.is_some())
-        else {
+        let Some((filming, role)) = filmed(player, partner, &playbacks) else {
+            continue;
+        };
+        let Ok(playback) = playbacks.get(filming) else {
+            continue;
+        };
+        let who = Player {
+            mode: *mode,
+            choices,
+            idle,
+            modded: modded.is_some(),
+            role,
+        };
+        let Some(shots) = wanted_shots(&config, playback, &who) else {
             continue;
         };
         let Ok(chunk_layer) = layers.get(chunks.0) else {
@@ -306,7 +264,7 @@ fn start_cameras(
         };
         let mut flight = Flight::new(shots, start_look, config.camera.flight_settings());
         let blocks = LayerBlocks(chunk_layer);
-        let first = frame_of(&mut flight, 0, playback, look, &blocks);
+        let first = frame_of(&mut flight, 0, playback, role, look, &blocks);
         let (camera, seat) = rig::spawn_camera_and_seat(
             &mut commands,
             layer,
@@ -318,6 +276,8 @@ fn start_cameras(
         commands.entity(player).insert((
             EmoteCamera {
                 flight,
+                filming,
+                role,
                 camera,
                 seat,
                 ticks: 1,
@@ -338,7 +298,6 @@ type FlyingPlayers<'w, 's> = Query<
     (
         Entity,
         &'static mut EmoteCamera,
-        Option<&'static mut ActiveEmote>,
         &'static mut Client,
         &'static Position,
         &'static Look,
@@ -347,6 +306,7 @@ type FlyingPlayers<'w, 's> = Query<
         Option<&'static PlayerChoices>,
         Option<&'static IdleWatch>,
         Option<&'static BoneViewer>,
+        Option<&'static EmotePartner>,
     ),
 >;
 
@@ -365,13 +325,16 @@ fn fly_cameras(
     mut commands: Commands,
     config: Res<Config>,
     mut players: FlyingPlayers,
+    mut playbacks: Query<&mut ActiveEmote>,
     mut cameras: CameraEntities,
     layers: Query<&ChunkLayer>,
     ids: Query<&EntityId>,
 ) {
-    for (player, mut camera, playback, mut client, position, look, mode, chunks, choices, idle, modded) in
+    for (player, mut camera, mut client, position, look, mode, chunks, choices, idle, modded, partner) in
         &mut players
     {
+        let still = filmed(player, partner, &playbacks) == Some((camera.filming, camera.role));
+        let playback = playbacks.get_mut(camera.filming).ok().filter(|_| still);
         let Some(mut playback) = playback else {
             // A playback gone without an end event (a safety net).
             release(&mut commands, player, &camera, Some(&mut client), &ids);
@@ -379,7 +342,14 @@ fn fly_cameras(
         };
         if camera.restart {
             camera.restart = false;
-            match wanted_shots(&config, &playback, *mode, choices, idle, modded.is_some()) {
+            let who = Player {
+                mode: *mode,
+                choices,
+                idle,
+                modded: modded.is_some(),
+                role: camera.role,
+            };
+            match wanted_shots(&config, &playback, &who) {
                 Some(shots) => {
                     let start = LookDegrees {
                         yaw: look.yaw,
@@ -405,10 +375,14 @@ fn fly_cameras(
         let Ok(chunk_layer) = layers.get(chunks.0) else {
             continue;
         };
+        // Shots are timed on the Animation's timeline (a camera starts a
+        // tick after its emote); between segments, on the camera's own.
+        let tick = playback.state.position_ticks.unwrap_or(camera.ticks);
         let frame = frame_of(
             &mut camera.flight,
-            camera.ticks,
+            tick,
             &playback,
+            camera.role,
             look,
             &LayerBlocks(chunk_layer),
         );

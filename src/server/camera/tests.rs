@@ -19,6 +19,8 @@ use valence::protocol::{Packet, VarInt};
 use valence::teleport::TeleportState;
 use valence::testing::{create_mock_client, MockClientHelper};
 
+use glam::{Quat, Vec3};
+
 use super::*;
 use crate::format::EmoteId;
 use crate::server::emote::SimulatedWallClock;
@@ -459,4 +461,83 @@ fn a_keyed_camera_rides_its_anchor_in_the_world() {
         }
     }
     assert!(checked >= 20, "{checked} ticks checked");
+}
+
+#[test]
+fn both_players_of_a_handshake_see_a_two_shot_and_both_get_their_view_back() {
+    let mut s = Scenario::new("", &[]);
+    let alice = s.player;
+    let (bundle, mut bob_helper) = create_mock_client("bob");
+    let bob = s.app.world.spawn(bundle).id();
+    s.ticks(2);
+    // Bob stands 1.2 blocks in front of alice, facing her.
+    let at = s.app.world.get::<Position>(alice).expect("alice").0;
+    s.app.world.get_mut::<Look>(alice).expect("alice").yaw = 0.0;
+    s.app.world.get_mut::<Position>(bob).expect("bob").0 = at + DVec3::new(0.0, 0.0, 1.2);
+    s.app.world.get_mut::<Look>(bob).expect("bob").yaw = 180.0;
+    s.ticks(2);
+    s.play("example:handshake");
+    s.ticks(3);
+    s.app.world.send_event(PlayEmoteRequest {
+        client: bob,
+        emote: EmoteId::parse("example:handshake").expect("an id"),
+        bypass: true,
+        cooldown_multiplier: 1.0,
+    });
+    let both_fly = |s: &mut Scenario| {
+        [alice, bob].iter().all(|p| {
+            s.app
+                .world
+                .get::<EmoteCamera>(*p)
+                .is_some_and(EmoteCamera::is_handed_over)
+        })
+    };
+    // The match comes when the offer's loop ends (up to its length).
+    for _ in 0..120 {
+        s.ticks(1);
+        if both_fly(&mut s) {
+            break;
+        }
+    }
+    let partner = s.app.world.get::<EmotePartner>(bob).map(|p| p.initiator);
+    let matched = s.app.world.get::<ActiveEmote>(alice).map(|p| (p.partner(), p.state.partner_matched));
+    let flying = [alice, bob].map(|p| s.app.world.get::<EmoteCamera>(p).map(|c| c.is_handed_over()));
+    assert!(both_fly(&mut s), "both players fly a camera: {partner:?} {matched:?} {flying:?} {:?}", s.ended());
+    let bobs = s.app.world.get::<EmoteCamera>(bob).expect("bob's camera");
+    assert_eq!((bobs.filming, bobs.role), (alice, Participant::Partner));
+    // Each camera looks at the point between them, side-on.
+    let middle = (at + DVec3::new(0.0, 1.0, 0.6)).as_vec3();
+    for player in [alice, bob] {
+        let camera = s.app.world.get::<EmoteCamera>(player).expect("a camera").camera;
+        let feet = s.app.world.get::<Position>(camera).expect("placed").0.as_vec3();
+        let look = *s.app.world.get::<Look>(camera).expect("a look");
+        let eye = feet + Vec3::Y * CAMERA_EYE_HEIGHT_BLOCKS as f32;
+        let direction = crate::playback::camera::look_direction(
+            look.yaw.to_radians(),
+            look.pitch.to_radians(),
+        );
+        let toward = (middle - eye).normalize();
+        assert!(direction.dot(toward) > 0.999, "{player:?}: {eye} looks at {direction}");
+        assert!((eye.z - middle.z).abs() < 0.2, "side-on: {eye} vs {middle}");
+    }
+    // Alice stops: both views come back.
+    s.seen();
+    bob_helper.clear_received();
+    s.app.world.send_event(StopEmoteRequest {
+        client: alice,
+        reason: EndReason::Stopped,
+    });
+    s.ticks(2);
+    assert!(s.seen().contains(&Seen::Camera(0)));
+    let bob_saw: Vec<i32> = bob_helper
+        .collect_received()
+        .0
+        .iter()
+        .filter(|f| f.id == SetCameraEntityS2c::ID)
+        .filter_map(|f| f.decode::<SetCameraEntityS2c>().ok())
+        .map(|p| p.entity_id.0)
+        .collect();
+    assert_eq!(bob_saw, [0], "bob's view came back");
+    assert!(s.app.world.get::<EmoteCamera>(bob).is_none());
+    assert_eq!(s.live_parts(), 0);
 }
