@@ -253,8 +253,8 @@ fn check_merge(library: &Library, config: Option<&PathBuf>) -> (usize, Option<St
 
 #[allow(clippy::print_stdout)]
 fn sample(path: &std::path::Path, ticks: &[u32], seed: u64) -> ExitCode {
-    use emoted::format::{read_emote_file, EmoteFile};
     use emoted::format::camera::CameraSetting;
+    use emoted::format::{read_emote_file, EmoteFile};
     use emoted::library::CompiledAnimation;
     use emoted::playback::camera::sample::sample_ticks_with_camera;
 

@@ -119,9 +119,9 @@ fn assert_handed_back(run: &BotRun, camera: i32) {
         })
         .map(|p| p + looked_through)
         .unwrap_or_else(|| panic!("no Set Camera back: {}", run.describe()));
-    let destroyed = position(&|e| {
-        matches!(e, Event::EntityDestroy { entity_ids, .. } if entity_ids.contains(&camera))
-    })
+    let destroyed = position(
+        &|e| matches!(e, Event::EntityDestroy { entity_ids, .. } if entity_ids.contains(&camera)),
+    )
     .unwrap_or_else(|| panic!("the camera entity stayed: {}", run.describe()));
     assert!(
         back < destroyed,
@@ -140,10 +140,24 @@ fn assert_handed_back(run: &BotRun, camera: i32) {
         })
         .next_back();
     assert_eq!(last_seating, Some(vec![]), "the seat emptied");
-    let seat_destroyed = position(&|e| {
-        matches!(e, Event::EntityDestroy { entity_ids, .. } if entity_ids.contains(&seat))
-    });
-    assert!(seat_destroyed.is_some_and(|d| d > back), "the seat went too");
+    // While it flew the client believed it spectated (no hand drawn), and
+    // it was told its real mode again.
+    let modes: Vec<&str> = run.events[looked_through..]
+        .iter()
+        .filter_map(|e| match e {
+            Event::GameMode { game_mode, .. } => game_mode.as_deref(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(modes.first(), Some(&"spectator"), "{modes:?}");
+    assert_eq!(modes.last(), Some(&"survival"), "{modes:?}");
+    let seat_destroyed = position(
+        &|e| matches!(e, Event::EntityDestroy { entity_ids, .. } if entity_ids.contains(&seat)),
+    );
+    assert!(
+        seat_destroyed.is_some_and(|d| d > back),
+        "the seat went too"
+    );
 }
 
 #[test]
@@ -152,7 +166,11 @@ fn the_emoting_player_alone_sees_through_a_camera_they_steer_and_gets_their_view
     let watcher = server
         .bot("watcher")
         .wait_spawn()
-        .wait_for_since_start(json!({"event": "spawn_entity", "username": "emoter"}), 1, 20_000)
+        .wait_for_since_start(
+            json!({"event": "spawn_entity", "username": "emoter"}),
+            1,
+            20_000,
+        )
         .wait_ms(6500)
         .disconnect()
         .spawn();
@@ -189,7 +207,10 @@ fn the_emoting_player_alone_sees_through_a_camera_they_steer_and_gets_their_view
     for (_, at) in &track {
         let d = distance(*at, body);
         assert!((1.5..=8.0).contains(&d), "{d} blocks from the body: {at:?}");
-        assert!(at[1] + EYE_HEIGHT > SURFACE_Y + 0.2, "eye out of the ground: {at:?}");
+        assert!(
+            at[1] + EYE_HEIGHT > SURFACE_Y + 0.2,
+            "eye out of the ground: {at:?}"
+        );
     }
     let before = track
         .iter()
@@ -262,7 +283,11 @@ fn the_natural_end_and_death_hand_the_view_back_too() {
         .bot("hitter")
         .timeout_ms(60_000)
         .wait_spawn()
-        .wait_for_since_start(json!({"event": "spawn_entity", "username": "victim"}), 1, 20_000)
+        .wait_for_since_start(
+            json!({"event": "spawn_entity", "username": "victim"}),
+            1,
+            20_000,
+        )
         .wait_ms(2000);
     for _ in 0..20 {
         hitter = hitter.attack("victim").wait_ms(600);
@@ -310,7 +335,10 @@ fn camera_off_keeps_the_players_own_view_across_a_restart() {
     let chooser = wave(&server, &["/emote camera off"]);
     assert!(camera_ids(&chooser).is_empty(), "{}", chooser.describe());
     assert!(
-        chooser.chat().iter().any(|l| l.contains("keep your own view")),
+        chooser
+            .chat()
+            .iter()
+            .any(|l| l.contains("keep your own view")),
         "{:?}",
         chooser.chat()
     );
@@ -319,7 +347,11 @@ fn camera_off_keeps_the_players_own_view_across_a_restart() {
 
     let mut server = Server::start_with_args(&roots, &args);
     let returner = wave(&server, &[]);
-    assert!(camera_ids(&returner).is_empty(), "kept: {}", returner.describe());
+    assert!(
+        camera_ids(&returner).is_empty(),
+        "kept: {}",
+        returner.describe()
+    );
     // The wheel's switch (slot 42) turns it back on: it says off, then on.
     let switcher = server
         .bot("shy")
@@ -336,9 +368,10 @@ fn camera_off_keeps_the_players_own_view_across_a_restart() {
         .events
         .iter()
         .filter_map(|e| match e {
-            Event::WindowItems(w) if w.window_id == 117 => {
-                w.slots.get(&42).map(|slot| slot.name.clone().unwrap_or_default())
-            }
+            Event::WindowItems(w) if w.window_id == 117 => w
+                .slots
+                .get(&42)
+                .map(|slot| slot.name.clone().unwrap_or_default()),
             _ => None,
         })
         .collect();
@@ -348,12 +381,13 @@ fn camera_off_keeps_the_players_own_view_across_a_restart() {
         "{switch_states:?}"
     );
     let back_on = wave(&server, &[]);
-    let seen: HashMap<i64, usize> = camera_ids(&back_on)
-        .into_iter()
-        .fold(HashMap::new(), |mut m, id| {
-            *m.entry(id).or_default() += 1;
-            m
-        });
+    let seen: HashMap<i64, usize> =
+        camera_ids(&back_on)
+            .into_iter()
+            .fold(HashMap::new(), |mut m, id| {
+                *m.entry(id).or_default() += 1;
+                m
+            });
     assert!(seen.keys().any(|id| *id != 0), "the camera again: {seen:?}");
     server.assert_log_clean();
 }

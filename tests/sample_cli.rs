@@ -247,7 +247,11 @@ fn the_keyed_camera_is_the_anchors_world_transform_at_every_tick() {
             let yaw_got = camera["yaw_degrees"].as_f64().expect("yaw");
             let turn = (yaw_got - yaw + 540.0).rem_euclid(360.0) - 180.0;
             assert!(turn.abs() < 1e-3, "tick {tick}: yaw {yaw_got} vs {yaw}");
-            assert_close(&[camera["pitch_degrees"].as_f64().expect("pitch")], &[pitch], "pitch");
+            assert_close(
+                &[camera["pitch_degrees"].as_f64().expect("pitch")],
+                &[pitch],
+                "pitch",
+            );
             assert_eq!(camera["cut"], false);
         } else {
             assert_eq!(camera["shot"], 1, "tick {tick}: {camera}");

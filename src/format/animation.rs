@@ -216,11 +216,7 @@ const EMOTED_FIELDS: [&str; 2] = ["camera", "resources"];
 /// refuse a top-level field they do not know, and keep any `metadata`);
 /// refuses an unknown field of `metadata.emoted` and `resources` written in
 /// both places.
-fn read_document_resources(
-    root: &Value,
-    obj: &mut Obj<'_>,
-    problems: &mut Problems,
-) -> Resources {
+fn read_document_resources(root: &Value, obj: &mut Obj<'_>, problems: &mut Problems) -> Resources {
     let metadata = field(&Root, "metadata");
     let emoted = field(&metadata, "emoted");
     match root.pointer("/metadata/emoted") {

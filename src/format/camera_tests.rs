@@ -268,7 +268,10 @@ fn with_resources(new_place: bool) -> Value {
     if new_place {
         file["metadata"]["emoted"] = json!({"resources": resources});
     } else {
-        file["metadata"].as_object_mut().expect("metadata").remove("emoted");
+        file["metadata"]
+            .as_object_mut()
+            .expect("metadata")
+            .remove("emoted");
         file["resources"] = resources;
     }
     file
@@ -309,8 +312,11 @@ fn resources_move_under_metadata_emoted_and_the_old_place_still_reads_with_a_war
     let report = parse_emote_value(&typo);
     assert!(report.file.is_none());
     assert!(
-        report.problems.iter().any(|p| p.pointer == "/metadata/emoted/camra"
-            && p.message.contains("camera, resources")),
+        report
+            .problems
+            .iter()
+            .any(|p| p.pointer == "/metadata/emoted/camra"
+                && p.message.contains("camera, resources")),
         "{:?}",
         report.problems
     );
@@ -341,16 +347,28 @@ fn a_file_with_metadata_emoted_is_the_same_schema_4_animation_without_it() {
         "target_minecraft_version",
     ];
     for key in with.as_object().expect("an object").keys() {
-        assert!(schema_4_top_level.contains(&key.as_str()), "`{key}` is not schema 4");
+        assert!(
+            schema_4_top_level.contains(&key.as_str()),
+            "`{key}` is not schema 4"
+        );
     }
     let mut without = with.clone();
-    without["metadata"].as_object_mut().expect("metadata").remove("emoted");
+    without["metadata"]
+        .as_object_mut()
+        .expect("metadata")
+        .remove("emoted");
     let (a, b) = (parse_emote_value(&with), parse_emote_value(&without));
     let (Some(EmoteFile::Animation(a)), Some(EmoteFile::Animation(b))) = (a.file, b.file) else {
         panic!("both read");
     };
     assert!(matches!(a.metadata.camera, CameraSetting::Shots(_)));
     assert_eq!(b.metadata.camera, CameraSetting::ServerDefault);
-    assert_eq!((a.nodes, a.timeline, a.settings), (b.nodes, b.timeline, b.settings));
-    assert_eq!(a.metadata.extra.get("emoted"), Some(&with["metadata"]["emoted"]));
+    assert_eq!(
+        (a.nodes, a.timeline, a.settings),
+        (b.nodes, b.timeline, b.settings)
+    );
+    assert_eq!(
+        a.metadata.extra.get("emoted"),
+        Some(&with["metadata"]["emoted"])
+    );
 }

@@ -24,10 +24,15 @@ pub enum View {
     Front,
     /// From −X toward +X: the rig's right side, its front on the viewer's right.
     Side,
+    /// What the player sees through the emote camera, for an Animation
+    /// that writes its shots (`metadata.emoted.camera`): a third row, each
+    /// column from that tick's camera, with a vanilla client's default
+    /// field of view ([`PLAYER_FIELD_OF_VIEW_DEGREES`]).
+    Camera,
 }
 
 impl View {
-    /// Both views, in the sheet's row order.
+    /// The two fixed views, in the sheet's row order.
     pub const ALL: [View; 2] = [View::Front, View::Side];
 
     /// The label a sheet writes on the view's cells.
@@ -35,13 +40,15 @@ impl View {
         match self {
             View::Front => "front",
             View::Side => "right side",
+            View::Camera => "camera",
         }
     }
 
-    /// The horizontal direction from the rig toward the eye.
+    /// The horizontal direction from the rig toward the eye (the camera
+    /// row's comes from the shots: toward the front, as the default orbit).
     pub fn toward_eye(self) -> Vec3 {
         match self {
-            View::Front => Vec3::Z,
+            View::Front | View::Camera => Vec3::Z,
             View::Side => Vec3::NEG_X,
         }
     }
@@ -51,9 +58,14 @@ impl View {
         match self {
             View::Front => 0,
             View::Side => 1,
+            View::Camera => 2,
         }
     }
 }
+
+/// A vanilla client's default vertical field of view, degrees (the camera
+/// row draws what a player would see).
+pub const PLAYER_FIELD_OF_VIEW_DEGREES: f32 = 70.0;
 
 /// The camera's vertical field of view, in degrees.
 pub const FIELD_OF_VIEW_DEGREES: f32 = 30.0;
@@ -147,6 +159,19 @@ impl Camera {
         Camera::looking_at(
             bounds.centre + toward_eye * distance,
             bounds.centre,
+            size / 2.0 / half_fov.tan(),
+            Vec2::splat(size / 2.0),
+        )
+    }
+
+    /// The emote camera's view for a square picture `size_px` wide: at
+    /// `eye`, looking along `direction`, with a player's field of view.
+    pub fn player_view(eye: Vec3, direction: Vec3, size_px: u32) -> Camera {
+        let half_fov = (PLAYER_FIELD_OF_VIEW_DEGREES / 2.0).to_radians();
+        let size = size_px as f32;
+        Camera::looking_at(
+            eye,
+            eye + direction,
             size / 2.0 / half_fov.tan(),
             Vec2::splat(size / 2.0),
         )

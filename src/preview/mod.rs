@@ -23,7 +23,11 @@
 //!    (from +Z: the rig's right arm on the viewer's left) and the right
 //!    side (from −X), both aimed from 12° above at one sphere that holds
 //!    every tick's boxes. All columns share the two cameras, so a part that
-//!    does not move keeps its pixels from column to column.
+//!    does not move keeps its pixels from column to column. An Animation
+//!    that writes its camera shots (`metadata.emoted.camera`) gets a third
+//!    row, what the player sees: each column from that tick's emote
+//!    camera (as `emoted sample` flies it, the player at the origin facing
+//!    +Z), with a vanilla client's 70° field of view.
 //! 4. **Drawing** ([`draw`], [`raster`]): a floor of tiles at y = 0, then
 //!    every face of every box as two triangles into a depth buffer (the
 //!    nearer surface wins, whatever the order), lit by a fixed light; then
@@ -57,7 +61,7 @@ pub mod skin;
 
 use std::path::{Path, PathBuf};
 
-use glam::Affine3A;
+use glam::{Affine3A, Vec3};
 
 pub use camera::View;
 pub use image::{PixelRect, PngError, RgbaImage};
@@ -65,9 +69,12 @@ pub use sheet::SheetLayout;
 pub use skin::{Skin, SkinError};
 
 use crate::anim::SampleError;
+use crate::format::camera::CameraSetting;
 use crate::format::{read_emote_file, AnimationFile, EmoteFile, Problem};
 use crate::library::clips::read_clip_animation;
 use crate::library::CompiledAnimation;
+use crate::playback::camera::look_direction;
+use crate::playback::camera::sample::sample_ticks_with_camera;
 use camera::{Camera, Sphere};
 use draw::{scene_points, CellPainter};
 use scene::{node_shapes, sample_frames, DrawnNode, Frame};
@@ -216,6 +223,9 @@ pub struct Preview {
     bounds: Sphere,
     layout: SheetLayout,
     cameras: [Camera; 2],
+    /// The emote camera of each column, for an Animation that writes its
+    /// shots (the sheet's third row).
+    player_cameras: Option<Vec<Camera>>,
 }
 
 impl Preview {
@@ -239,13 +249,34 @@ impl Preview {
         });
         let cell_px = options.cell_px.max(16);
         let cameras = View::ALL.map(|view| Camera::framing(view, bounds, cell_px));
+        let player_cameras = match &file.metadata.camera {
+            CameraSetting::Shots(shots) => Some(
+                sample_ticks_with_camera(compiled, &ticks, options.seed, shots)?
+                    .iter()
+                    .filter_map(|line| line.camera.as_ref())
+                    .map(|camera| {
+                        let direction = look_direction(
+                            camera.yaw_degrees.to_radians(),
+                            camera.pitch_degrees.to_radians(),
+                        );
+                        Camera::player_view(Vec3::from(camera.eye), direction, cell_px)
+                    })
+                    .collect(),
+            ),
+            CameraSetting::ServerDefault | CameraSetting::Off => None,
+        };
+        let mut layout = SheetLayout::new(ticks.len(), cell_px);
+        if player_cameras.is_some() {
+            layout = layout.with_camera_row();
+        }
         Ok(Preview {
             shapes,
             frames,
             duration_ticks,
             bounds,
-            layout: SheetLayout::new(ticks.len(), cell_px),
+            layout,
             cameras,
+            player_cameras,
         })
     }
 
@@ -334,17 +365,28 @@ impl Preview {
                 .is_some_and(|s| s.id == node_id)
         })?;
         let skin = Skin::stand_in();
-        let rect = self.painter(view, &skin).bounds_px(placed)?;
+        let rect = self.painter(view, column, &skin)?.bounds_px(placed)?;
         let cell = self.layout.cell_rect(column, view);
         Some(rect.offset(cell.x_px, cell.y_px))
     }
 
-    fn painter<'a>(&'a self, view: View, skin: &'a Skin) -> CellPainter<'a> {
-        CellPainter {
-            camera: &self.cameras[view.row()],
+    /// The views of the sheet's rows.
+    pub fn views(&self) -> Vec<View> {
+        let camera = self.player_cameras.is_some().then_some(View::Camera);
+        View::ALL.into_iter().chain(camera).collect()
+    }
+
+    /// The painter of `view` at `column` (`None`: no such cell).
+    fn painter<'a>(&'a self, view: View, column: usize, skin: &'a Skin) -> Option<CellPainter<'a>> {
+        let camera = match view {
+            View::Camera => self.player_cameras.as_ref()?.get(column)?,
+            fixed => self.cameras.get(fixed.row())?,
+        };
+        Some(CellPainter {
+            camera,
             skin,
             shapes: &self.shapes,
-        }
+        })
     }
 
     /// Draws the sheet with `skin` on the skin-bound parts.
@@ -362,11 +404,11 @@ impl Preview {
                 column,
                 &format!("tick {}{end}", frame.tick),
             );
-            for view in View::ALL {
-                let cell = self
-                    .painter(view, skin)
-                    .draw(frame, self.bounds, self.layout.cell_px());
-                sheet::place_cell(&mut sheet, &self.layout, column, view, &cell);
+            for view in self.views() {
+                if let Some(painter) = self.painter(view, column, skin) {
+                    let cell = painter.draw(frame, self.bounds, self.layout.cell_px());
+                    sheet::place_cell(&mut sheet, &self.layout, column, view, &cell);
+                }
             }
         }
         sheet
@@ -457,6 +499,43 @@ mod tests {
             None,
             "anchors draw nothing"
         );
+    }
+
+    #[test]
+    fn an_emote_with_a_camera_gets_the_players_view_as_a_third_row() {
+        let options = PreviewOptions {
+            ticks: vec![0, 30, 50],
+            cell_px: 96,
+            ..PreviewOptions::default()
+        };
+        let celebrate = Path::new(env!("CARGO_MANIFEST_DIR")).join("emotes/celebrate.json");
+        let preview = Preview::open(&celebrate, &options).expect("celebrate previews");
+        assert_eq!(preview.views(), [View::Front, View::Side, View::Camera]);
+        assert_eq!(preview.layout().row_count(), 3);
+        let sheet = preview.render(&Skin::stand_in());
+        assert_eq!(
+            (sheet.width_px(), sheet.height_px()),
+            preview.layout().size_px()
+        );
+        // The keyed camera moves and then cuts: the head lands elsewhere in
+        // each column of the camera row, while the front view holds still
+        // but for the head's own move.
+        let head = |column| {
+            preview
+                .node_bounds_px("head", View::Camera, column)
+                .map(|r| r.offset(-preview.layout().cell_rect(column, View::Camera).x_px, 0))
+        };
+        let (a, b, c) = (head(0), head(1), head(2));
+        assert!(
+            a.is_some() && b.is_some() && c.is_some(),
+            "{a:?} {b:?} {c:?}"
+        );
+        assert!(a != b && b != c, "{a:?} {b:?} {c:?}");
+        // The bow writes no camera: two rows.
+        let bow = Preview::open(&bow_path(), &options).expect("the bow previews");
+        assert_eq!(bow.views(), View::ALL);
+        assert_eq!(bow.layout().row_count(), 2);
+        assert_eq!(bow.node_bounds_px("head", View::Camera, 0), None);
     }
 
     #[test]

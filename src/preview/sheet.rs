@@ -1,5 +1,6 @@
 //! The contact sheet's layout: one column per tick, one row per view
-//! ([`View::ALL`]: front, then side), square cells with a gap around each,
+//! ([`View::ALL`]: front, then side; then the emote camera's, when the
+//! Animation writes its shots), square cells with a gap around each,
 //! and a header band over the columns for their tick labels. Each cell
 //! carries its view's name in its top left corner.
 //!
@@ -31,6 +32,7 @@ const LABEL_SCALE: u32 = 2;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SheetLayout {
     columns: u32,
+    rows: u32,
     cell_px: u32,
     gap_px: u32,
     header_px: u32,
@@ -41,10 +43,24 @@ impl SheetLayout {
     pub fn new(columns: usize, cell_px: u32) -> SheetLayout {
         SheetLayout {
             columns: columns as u32,
+            rows: View::ALL.len() as u32,
             cell_px,
             gap_px: 8,
             header_px: GLYPH_HEIGHT * LABEL_SCALE + 4,
         }
+    }
+
+    /// The same layout with the emote camera's row under the two views.
+    pub fn with_camera_row(self) -> SheetLayout {
+        SheetLayout {
+            rows: View::ALL.len() as u32 + 1,
+            ..self
+        }
+    }
+
+    /// How many rows (views).
+    pub fn row_count(&self) -> usize {
+        self.rows as usize
     }
 
     /// How many columns (ticks).
@@ -59,7 +75,7 @@ impl SheetLayout {
 
     /// The sheet's width and height.
     pub fn size_px(&self) -> (u32, u32) {
-        let rows = View::ALL.len() as u32;
+        let rows = self.rows;
         (
             self.gap_px + self.columns * (self.cell_px + self.gap_px),
             self.gap_px + self.header_px + rows * (self.cell_px + self.gap_px),

@@ -12,8 +12,8 @@ use bevy_app::PluginGroupBuilder;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
 use crate::server::{
-    camera, combat, commands, cull, dispatch, emote, feedback, idle, modded, reload, resource_pack, skin,
-    storage, tick_stats, wheel, world,
+    camera, combat, commands, cull, dispatch, emote, feedback, idle, modded, reload, resource_pack,
+    skin, storage, tick_stats, wheel, world,
 };
 
 /// Every feature of emoted, each its own plugin, in this order:

@@ -135,12 +135,23 @@ fn on_off_choices_survive_a_reopen_default_to_on_and_stay_apart() {
     let mut store = PlayerStore::open(&dir).expect("a new store").store;
     let bob = Uuid::from_u128(2);
     for choice in [OnOffChoice::Parts, OnOffChoice::Camera] {
-        assert!(store.choice(alice(), choice).expect("read"), "on by default");
+        assert!(
+            store.choice(alice(), choice).expect("read"),
+            "on by default"
+        );
     }
-    store.set_choice(alice(), OnOffChoice::Parts, false).expect("store");
-    store.set_choice(bob, OnOffChoice::Parts, false).expect("store");
-    store.set_choice(bob, OnOffChoice::Parts, true).expect("store again");
-    store.set_choice(bob, OnOffChoice::Camera, false).expect("store");
+    store
+        .set_choice(alice(), OnOffChoice::Parts, false)
+        .expect("store");
+    store
+        .set_choice(bob, OnOffChoice::Parts, false)
+        .expect("store");
+    store
+        .set_choice(bob, OnOffChoice::Parts, true)
+        .expect("store again");
+    store
+        .set_choice(bob, OnOffChoice::Camera, false)
+        .expect("store");
     drop(store);
 
     let store = PlayerStore::open(&dir).expect("the same store").store;

@@ -376,9 +376,8 @@ impl Flight {
             DefaultShot::Follow => (PI, FOLLOW_ELEVATION_DEGREES.to_radians()),
         };
         let ease = s.steer_per_tick.clamp(0.0, 1.0);
-        self.bearing_radians = wrap_radians(
-            self.bearing_radians + wrap_radians(turned - self.bearing_radians) * ease,
-        );
+        self.bearing_radians =
+            wrap_radians(self.bearing_radians + wrap_radians(turned - self.bearing_radians) * ease);
         self.elevation_radians += (wanted_elevation - self.elevation_radians) * ease;
         let wanted_distance = match written {
             Some((radius, height)) => (radius * radius + height * height).sqrt(),

@@ -81,15 +81,25 @@ fn turning_the_mouse_steers_the_bearing_and_pitching_it_the_elevation() {
     }
     assert!(bearings[4] > 80.0, "{bearings:?}");
     assert!((bearings[19] - 90.0).abs() < 0.1, "{bearings:?}");
-    assert!(bearings.windows(2).all(|w| w[1] >= w[0] - 1e-3), "eased, no overshoot");
+    assert!(
+        bearings.windows(2).all(|w| w[1] >= w[0] - 1e-3),
+        "eased, no overshoot"
+    );
     // Looking down raises the camera, up to its limit.
     for tick in 21..=60 {
         flight.step(tick, &scene(look(-100.0, 90.0), &blocks, 0.0));
     }
-    let high = flight.step(61, &scene(look(-100.0, 90.0), &blocks, 0.0)).pose;
+    let high = flight
+        .step(61, &scene(look(-100.0, 90.0), &blocks, 0.0))
+        .pose;
     let aim = FEET + Vec3::Y;
-    let elevation = ((high.eye.y - aim.y) / high.eye.distance(aim)).asin().to_degrees();
-    assert!((elevation - MAX_ELEVATION_DEGREES).abs() < 0.5, "{elevation}");
+    let elevation = ((high.eye.y - aim.y) / high.eye.distance(aim))
+        .asin()
+        .to_degrees();
+    assert!(
+        (elevation - MAX_ELEVATION_DEGREES).abs() < 0.5,
+        "{elevation}"
+    );
 }
 
 #[test]
@@ -123,7 +133,10 @@ fn a_wall_pulls_the_camera_in_and_one_too_close_turns_it_round() {
         .collect();
     let blocks = Blocks(wall);
     let mut flight = Flight::new(vec![], look(0.0, 0.0), FlightSettings::default());
-    let eye = flight.step(0, &scene(look(0.0, 0.0), &blocks, 0.0)).pose.eye;
+    let eye = flight
+        .step(0, &scene(look(0.0, 0.0), &blocks, 0.0))
+        .pose
+        .eye;
     assert!(eye.z < -2.0 - 0.29 && eye.z > -2.0 - 0.31, "{eye}");
     assert!(!blocks.is_solid(eye.floor().as_ivec3()));
     // Hard against it (0.5 blocks): the eye turns to the first bearing
@@ -132,7 +145,10 @@ fn a_wall_pulls_the_camera_in_and_one_too_close_turns_it_round() {
         .flat_map(|x| (60..75).map(move |y| IVec3::new(x, y, -3)))
         .collect();
     let blocks = Blocks(near);
-    let eye = flight.step(1, &scene(look(0.0, 0.0), &blocks, 0.0)).pose.eye;
+    let eye = flight
+        .step(1, &scene(look(0.0, 0.0), &blocks, 0.0))
+        .pose
+        .eye;
     let aim = FEET + Vec3::Y;
     assert!(eye.distance(aim) >= 1.0 - 1e-3, "{eye}");
     assert!(!blocks.is_solid(eye.floor().as_ivec3()), "{eye}");
@@ -148,7 +164,10 @@ fn a_wall_pulls_the_camera_in_and_one_too_close_turns_it_round() {
         }
     }
     let blocks = Blocks(pit);
-    let eye = flight.step(2, &scene(look(0.0, 0.0), &blocks, 0.0)).pose.eye;
+    let eye = flight
+        .step(2, &scene(look(0.0, 0.0), &blocks, 0.0))
+        .pose
+        .eye;
     assert!(eye.y > aim.y + 1.0 && (eye.x - aim.x).abs() < 1e-3, "{eye}");
 }
 
@@ -203,13 +222,22 @@ fn written_shots_play_in_order_aimed_at_their_target() {
     let chest = FEET + Vec3::Y * 1.2;
     let start = at(&mut flight, 0, 0.0);
     assert!(start.pose.eye.distance(chest + Vec3::Z * 6.0) < 1e-4);
-    assert!(at(&mut flight, 5, 0.0).pose.eye.distance(chest + Vec3::Z * 4.0) < 1e-4);
+    assert!(
+        at(&mut flight, 5, 0.0)
+            .pose
+            .eye
+            .distance(chest + Vec3::Z * 4.0)
+            < 1e-4
+    );
     // The mouse steers nothing in a written shot.
     let held = at(&mut flight, 15, 120.0);
     assert!(held.pose.eye.distance(chest + Vec3::Z * 2.0) < 1e-4 && !held.cut);
     let cut = at(&mut flight, 20, 0.0);
     assert!(cut.cut);
-    assert!(cut.pose.eye.distance(hand + Vec3::Z * 2.0) < 1e-4, "{cut:?}");
+    assert!(
+        cut.pose.eye.distance(hand + Vec3::Z * 2.0) < 1e-4,
+        "{cut:?}"
+    );
 }
 
 #[test]
@@ -236,7 +264,10 @@ fn the_follow_shot_stays_behind_the_body_whatever_the_mouse_does() {
     let mut flight = Flight::new(vec![], look(0.0, 0.0), settings);
     assert!(!flight.is_steered());
     for (tick, yaw) in [(0, 0.0), (1, 90.0), (2, -120.0)] {
-        let eye = flight.step(tick, &scene(look(yaw, 40.0), &blocks, 0.0)).pose.eye;
+        let eye = flight
+            .step(tick, &scene(look(yaw, 40.0), &blocks, 0.0))
+            .pose
+            .eye;
         assert!((bearing_degrees(eye).abs() - 180.0).abs() < 1e-3, "{eye}");
         let aim = FEET + Vec3::Y;
         let elevation = ((eye.y - aim.y) / eye.distance(aim)).asin().to_degrees();
@@ -245,7 +276,12 @@ fn the_follow_shot_stays_behind_the_body_whatever_the_mouse_does() {
     // The body turns a quarter right: the camera goes round with it.
     let mut turned = 0.0;
     for tick in 3..30 {
-        turned = bearing_degrees(flight.step(tick, &scene(look(0.0, 0.0), &blocks, 90.0)).pose.eye);
+        turned = bearing_degrees(
+            flight
+                .step(tick, &scene(look(0.0, 0.0), &blocks, 90.0))
+                .pose
+                .eye,
+        );
     }
     assert!((turned - -90.0).abs() < 1e-2, "{turned}");
 }
@@ -274,7 +310,10 @@ fn two_players_near_each_other_are_framed_together_and_far_apart_each_alone() {
     assert!(look_direction(pose.yaw_radians, pose.pitch_radians).dot(toward) > 0.9999);
     // Both fit: 1.5 blocks each side of the middle, plus a block.
     let wanted = (1.5 + 1.0) / 30f32.to_radians().tan();
-    assert!((pose.eye.distance(middle) - wanted).abs() < 0.01, "{pose:?}");
+    assert!(
+        (pose.eye.distance(middle) - wanted).abs() < 0.01,
+        "{pose:?}"
+    );
     // Too far apart: the player's own orbit, in front of the body.
     let far = Framing {
         target: FEET + Vec3::Z * (TWO_SHOT_MAX_BLOCKS + 1.0),

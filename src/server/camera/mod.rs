@@ -50,6 +50,7 @@ pub mod rig;
 
 use std::collections::HashSet;
 
+use valence::abilities::PlayerAbilitiesFlags;
 use valence::entity::{EntityId, HeadYaw};
 use valence::event_loop::PacketEvent;
 use valence::prelude::*;
@@ -121,6 +122,9 @@ pub struct EmoteCamera {
     reseat: bool,
     /// The emote was replaced: film the new one (or hand back).
     restart: bool,
+    /// A cut's fresh camera entity, spawned last tick: the client looks
+    /// through it this tick and the old one goes.
+    cut_to: Option<Entity>,
 }
 
 impl EmoteCamera {
@@ -136,13 +140,19 @@ fn release(
     commands: &mut Commands,
     player: Entity,
     camera: &EmoteCamera,
-    client: Option<&mut Client>,
+    back: Option<Returning<'_>>,
     ids: &Query<&EntityId>,
 ) {
-    if let (true, Some(client), Ok(seat_id)) = (camera.handed_over, client, ids.get(camera.seat)) {
-        rig::hand_back(client, seat_id.get());
+    if let (true, Some(mut back), Ok(seat_id)) = (camera.handed_over, back, ids.get(camera.seat)) {
+        rig::hand_back(back.client, seat_id.get(), *back.mode);
+        // The client's own mode switch left its abilities its own way:
+        // valence sends the server's again.
+        back.abilities.set_changed();
     }
-    for part in [camera.camera, camera.seat] {
+    for part in [camera.camera, camera.seat]
+        .into_iter()
+        .chain(camera.cut_to)
+    {
         if let Some(mut e) = commands.get_entity(part) {
             e.insert(Despawned);
         }
@@ -152,12 +162,34 @@ fn release(
     }
 }
 
+/// What a hand-back needs of the player: the client, their real game
+/// mode, and their abilities (resent).
+struct Returning<'a> {
+    client: &'a mut Client,
+    mode: &'a GameMode,
+    abilities: Mut<'a, PlayerAbilitiesFlags>,
+}
+
+/// Players as [`end_cameras`] reads them.
+type EndingPlayers<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static mut EmoteCamera,
+        Option<(
+            &'static mut Client,
+            &'static GameMode,
+            &'static mut PlayerAbilitiesFlags,
+        )>,
+    ),
+>;
+
 /// Every ended playback hands its camera back, in the tick it ended; a
 /// replaced one keeps it for the next emote.
 fn end_cameras(
     mut commands: Commands,
     mut ended: EventReader<EmoteEndedEvent>,
-    mut players: Query<(&mut EmoteCamera, Option<&mut Client>)>,
+    mut players: EndingPlayers,
     ids: Query<&EntityId>,
 ) {
     let mut released = HashSet::new();
@@ -173,7 +205,12 @@ fn end_cameras(
                 camera.restart = true;
                 continue;
             }
-            release(&mut commands, player, &camera, client.map(|c| c.into_inner()), &ids);
+            let back = client.map(|(client, mode, abilities)| Returning {
+                client: client.into_inner(),
+                mode,
+                abilities,
+            });
+            release(&mut commands, player, &camera, back, &ids);
             released.insert(player);
         }
     }
@@ -225,8 +262,19 @@ fn start_cameras(
     playbacks: Query<&mut ActiveEmote>,
     layers: Query<&ChunkLayer>,
 ) {
-    for (player, position, look, mode, chunks, mut visible, private, choices, idle, modded, partner) in
-        &mut players
+    for (
+        player,
+        position,
+        look,
+        mode,
+        chunks,
+        mut visible,
+        private,
+        choices,
+        idle,
+        modded,
+        partner,
+    ) in &mut players
     {
         let Some((filming, role)) = filmed(player, partner, &playbacks) else {
             continue;
@@ -285,6 +333,7 @@ fn start_cameras(
                 seated_at: position.0,
                 reseat: false,
                 restart: false,
+                cut_to: None,
             },
             CameraFlying,
         ));
@@ -302,6 +351,8 @@ type FlyingPlayers<'w, 's> = Query<
         &'static Position,
         &'static Look,
         &'static GameMode,
+        &'static mut PlayerAbilitiesFlags,
+        Option<&'static PrivateLayer>,
         &'static VisibleChunkLayer,
         Option<&'static PlayerChoices>,
         Option<&'static IdleWatch>,
@@ -314,7 +365,11 @@ type FlyingPlayers<'w, 's> = Query<
 type CameraEntities<'w, 's> = Query<
     'w,
     's,
-    (&'static mut Position, &'static mut Look, &'static mut HeadYaw),
+    (
+        &'static mut Position,
+        &'static mut Look,
+        &'static mut HeadYaw,
+    ),
     (With<CameraPart>, Without<Client>),
 >;
 
@@ -330,14 +385,32 @@ fn fly_cameras(
     layers: Query<&ChunkLayer>,
     ids: Query<&EntityId>,
 ) {
-    for (player, mut camera, mut client, position, look, mode, chunks, choices, idle, modded, partner) in
-        &mut players
+    for (
+        player,
+        mut camera,
+        mut client,
+        position,
+        look,
+        mode,
+        abilities,
+        private,
+        chunks,
+        choices,
+        idle,
+        modded,
+        partner,
+    ) in &mut players
     {
         let still = filmed(player, partner, &playbacks) == Some((camera.filming, camera.role));
         let playback = playbacks.get_mut(camera.filming).ok().filter(|_| still);
         let Some(mut playback) = playback else {
             // A playback gone without an end event (a safety net).
-            release(&mut commands, player, &camera, Some(&mut client), &ids);
+            let back = Returning {
+                client: &mut client,
+                mode,
+                abilities,
+            };
+            release(&mut commands, player, &camera, Some(back), &ids);
             continue;
         };
         if camera.restart {
@@ -359,7 +432,12 @@ fn fly_cameras(
                     camera.ticks = 0;
                 }
                 None => {
-                    release(&mut commands, player, &camera, Some(&mut client), &ids);
+                    let back = Returning {
+                        client: &mut client,
+                        mode,
+                        abilities,
+                    };
+                    release(&mut commands, player, &camera, Some(back), &ids);
                     continue;
                 }
             }
@@ -387,7 +465,29 @@ fn fly_cameras(
             &LayerBlocks(chunk_layer),
         );
         camera.ticks = camera.ticks.saturating_add(1);
-        if let Ok((mut feet, mut entity_look, mut head_yaw)) = cameras.get_mut(camera.camera) {
+        if let Some(next) = camera.cut_to {
+            if let Ok(next_id) = ids.get(next) {
+                // The client knows the cut's camera: look through it now.
+                rig::look_through(&mut client, next_id.get());
+                commands.entity(camera.camera).insert(Despawned);
+                camera.camera = next;
+                camera.cut_to = None;
+            }
+        }
+        if let (true, true, None, Some(layer)) =
+            (frame.cut, camera.handed_over, camera.cut_to, private)
+        {
+            // A cut jumps: a fresh entity there, the old one held still
+            // until the client looks through the new one.
+            camera.cut_to = Some(rig::spawn_camera(
+                &mut commands,
+                layer.0,
+                player,
+                &frame.pose,
+            ));
+        }
+        let moving = camera.cut_to.unwrap_or(camera.camera);
+        if let Ok((mut feet, mut entity_look, mut head_yaw)) = cameras.get_mut(moving) {
             feet.0 = rig::camera_feet(&frame.pose);
             *entity_look = rig::camera_look(&frame.pose);
             head_yaw.0 = entity_look.yaw;
@@ -473,7 +573,7 @@ fn remove_orphan_parts(
     for (entity, part) in &parts {
         let owned = owners
             .get(part.owner)
-            .is_ok_and(|c| c.camera == entity || c.seat == entity);
+            .is_ok_and(|c| c.camera == entity || c.seat == entity || c.cut_to == Some(entity));
         if !owned {
             commands.entity(entity).insert(Despawned);
         }

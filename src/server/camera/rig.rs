@@ -15,17 +15,28 @@
 //!   one with another entity as its camera sends nothing.
 //! - **Handing over**: seat, then Set Camera naming the stand, sent the
 //!   tick after both were spawned (the client takes a camera entity only
-//!   once it knows it). **Handing back**: Set Camera naming the player
-//!   (id 0: valence tells each client its own entity is 0), then the
-//!   seat emptied, before valence writes the two entities' removal at the
-//!   end of the tick (a removed camera entity would leave the view frozen
-//!   where it was).
+//!   once it knows it), then a game event that tells that client alone it
+//!   spectates. A 1.20.1 client draws its own hand (and hotbar) whenever
+//!   its camera type is first person, whatever entity it looks through,
+//!   but never in spectator mode; the server's `GameMode`, which
+//!   everything else reads (combat, the tab list), stays what it was.
+//!   While the client believes it spectates, its number keys open the
+//!   spectator menu (whose teleports the server ignores) and its hearts
+//!   are hidden. **Handing back**: Set Camera naming the player (id 0:
+//!   valence tells each client its own entity is 0), the seat emptied, the
+//!   real game mode told again (and the abilities resent, as the client's
+//!   switch changed them), before valence writes the two entities'
+//!   removal at the end of the tick (a removed camera entity would leave
+//!   the view frozen where it was).
 
 use valence::entity::armor_stand::{ArmorStandEntityBundle, ArmorStandFlags};
 use valence::entity::entity::{Flags, NoGravity, Silent};
 use valence::entity::{HeadYaw, Look};
 use valence::prelude::*;
-use valence::protocol::packets::play::{EntityPassengersSetS2c, SetCameraEntityS2c};
+use valence::protocol::packets::play::game_state_change_s2c::GameEventKind;
+use valence::protocol::packets::play::{
+    EntityPassengersSetS2c, GameStateChangeS2c, SetCameraEntityS2c,
+};
 use valence::protocol::{VarInt, WritePacket};
 
 use crate::playback::camera::CameraPose;
@@ -83,6 +94,22 @@ fn stand(layer: Entity, feet: DVec3, look: Look, marker: bool) -> ArmorStandEnti
     }
 }
 
+/// Spawns a camera at `pose` in the player's private `layer` (a cut's
+/// fresh one: the client jumps to it instead of gliding).
+pub fn spawn_camera(
+    commands: &mut Commands,
+    layer: Entity,
+    owner: Entity,
+    pose: &CameraPose,
+) -> Entity {
+    commands
+        .spawn((
+            stand(layer, camera_feet(pose), camera_look(pose), false),
+            CameraPart { owner },
+        ))
+        .id()
+}
+
 /// Spawns the camera at `pose` and the seat under a player standing at
 /// `feet`, both in the player's private `layer`; returns (camera, seat).
 pub fn spawn_camera_and_seat(
@@ -94,9 +121,7 @@ pub fn spawn_camera_and_seat(
     player_look: Look,
 ) -> (Entity, Entity) {
     let part = CameraPart { owner };
-    let camera = commands
-        .spawn((stand(layer, camera_feet(pose), camera_look(pose), false), part))
-        .id();
+    let camera = spawn_camera(commands, layer, owner, pose);
     let seat = commands
         .spawn((stand(layer, seat_position(feet), player_look, true), part))
         .id();
@@ -124,21 +149,45 @@ pub fn unseat(client: &mut Client, seat_id: i32) {
     });
 }
 
-/// Seats the player and hands their view to the camera.
+/// Seats the player, hands their view to the camera and tells their
+/// client alone that it spectates (no hand, no hotbar).
 pub fn hand_over(client: &mut Client, seat_id: i32, camera_id: i32) {
     seat(client, seat_id);
+    look_through(client, camera_id);
+    tell_game_mode(client, GameMode::Spectator);
+}
+
+/// Has the client look through another camera entity (a cut).
+pub fn look_through(client: &mut Client, camera_id: i32) {
     client.write_packet(&SetCameraEntityS2c {
         entity_id: VarInt(camera_id),
     });
 }
 
-/// Hands the player's view back and empties the seat (the caller then
-/// removes both entities).
-pub fn hand_back(client: &mut Client, seat_id: i32) {
+/// Hands the player's view back, empties the seat and gives the client
+/// back the player's real game mode `mode` (the caller then removes both
+/// entities and has the abilities sent again).
+pub fn hand_back(client: &mut Client, seat_id: i32, mode: GameMode) {
     client.write_packet(&SetCameraEntityS2c {
         entity_id: VarInt(OWN_ENTITY_ID),
     });
     unseat(client, seat_id);
+    tell_game_mode(client, mode);
+}
+
+/// The client's own idea of its game mode (the server's `GameMode`, what
+/// everything else reads, does not change).
+fn tell_game_mode(client: &mut Client, mode: GameMode) {
+    let id = match mode {
+        GameMode::Survival => 0.0,
+        GameMode::Creative => 1.0,
+        GameMode::Adventure => 2.0,
+        GameMode::Spectator => 3.0,
+    };
+    client.write_packet(&GameStateChangeS2c {
+        kind: GameEventKind::ChangeGameMode,
+        value: id,
+    });
 }
 
 #[cfg(test)]

@@ -10,10 +10,11 @@ use std::time::Duration;
 use valence::entity::EntityId;
 use valence::keepalive::KeepaliveSettings;
 use valence::network::NetworkPlugin;
+use valence::protocol::packets::play::game_state_change_s2c::GameEventKind;
 use valence::protocol::packets::play::player_input_c2s::PlayerInputFlags;
 use valence::protocol::packets::play::{
-    EntitiesDestroyS2c, EntityPassengersSetS2c, PlayerPositionLookS2c, SetCameraEntityS2c,
-    TeleportConfirmC2s,
+    EntitiesDestroyS2c, EntityPassengersSetS2c, GameStateChangeS2c, PlayerPositionLookS2c,
+    SetCameraEntityS2c, TeleportConfirmC2s,
 };
 use valence::protocol::{Packet, VarInt};
 use valence::teleport::TeleportState;
@@ -34,6 +35,8 @@ enum Seen {
     Passengers(i32, Vec<i32>),
     Destroyed(Vec<i32>),
     MovedTo,
+    /// A game event telling the client its game mode (its id).
+    Mode(u8),
 }
 
 struct Scenario {
@@ -47,7 +50,10 @@ impl Scenario {
     /// folders, and one player who has joined.
     fn new(config: &str, extra: &[PathBuf]) -> Scenario {
         let config = Config::parse(config, Path::new("emoted.toml")).expect("valid config");
-        let mut roots = vec![PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes"))];
+        let mut roots = vec![PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/emotes"
+        ))];
         roots.extend(extra.iter().cloned());
         let mut app = App::new();
         app.insert_resource(config)
@@ -86,7 +92,11 @@ impl Scenario {
 
     /// Answers the server's position packets, as a client does.
     fn confirm_teleports(&mut self) {
-        let state = self.app.world.get::<TeleportState>(self.player).expect("a client");
+        let state = self
+            .app
+            .world
+            .get::<TeleportState>(self.player)
+            .expect("a client");
         let (pending, next) = (state.pending_teleports(), state.teleport_id_counter());
         for id in next.wrapping_sub(pending)..next {
             self.helper.send(&TeleportConfirmC2s {
@@ -144,6 +154,11 @@ impl Scenario {
                 out.push(Seen::Destroyed(p.entity_ids.iter().map(|v| v.0).collect()));
             } else if frame.id == PlayerPositionLookS2c::ID {
                 out.push(Seen::MovedTo);
+            } else if frame.id == GameStateChangeS2c::ID {
+                let p = frame.decode::<GameStateChangeS2c>().expect("decodes");
+                if p.kind == GameEventKind::ChangeGameMode {
+                    out.push(Seen::Mode(p.value as u8));
+                }
             }
         }
         out
@@ -180,9 +195,18 @@ fn assert_handed_back(seen: &[Seen], camera: i32, seat: i32) {
         .unwrap_or_else(|| panic!("the seat kept its rider: {seen:?}"));
     let destroyed = seen
         .iter()
-        .position(|s| matches!(s, Seen::Destroyed(ids) if ids.contains(&camera) && ids.contains(&seat)))
+        .position(
+            |s| matches!(s, Seen::Destroyed(ids) if ids.contains(&camera) && ids.contains(&seat)),
+        )
         .unwrap_or_else(|| panic!("the camera stayed: {seen:?}"));
     assert!(back < destroyed && emptied < destroyed, "{seen:?}");
+    // The client is told its real game mode again (survival) after it
+    // looks through its own eyes.
+    let mode = seen
+        .iter()
+        .position(|s| *s == Seen::Mode(0))
+        .unwrap_or_else(|| panic!("no game mode back: {seen:?}"));
+    assert!(back < mode && mode < destroyed, "{seen:?}");
 }
 
 #[test]
@@ -199,8 +223,22 @@ fn the_view_is_handed_over_seated_and_only_to_the_player() {
         [Seen::Passengers(seat, vec![0]), Seen::Camera(camera)],
         "seated first, then the camera"
     );
+    // The client alone is told it spectates (no hand, no hotbar); the
+    // server's game mode is what it was.
+    let camera_at = seen.iter().position(|x| *x == Seen::Camera(camera));
+    let spectates = seen.iter().position(|x| *x == Seen::Mode(3));
+    assert!(spectates.is_some() && camera_at < spectates, "{seen:?}");
+    assert_eq!(
+        s.app.world.get::<GameMode>(s.player),
+        Some(&GameMode::Survival)
+    );
     // The private layer is the player's alone.
-    let private = s.app.world.get::<PrivateLayer>(s.player).expect("a layer").0;
+    let private = s
+        .app
+        .world
+        .get::<PrivateLayer>(s.player)
+        .expect("a layer")
+        .0;
     let mut viewers = s.app.world.query::<&VisibleEntityLayers>();
     let seeing = viewers
         .iter(&s.app.world)
@@ -208,10 +246,22 @@ fn the_view_is_handed_over_seated_and_only_to_the_player() {
         .count();
     assert_eq!(seeing, 1);
     // The body holds its yaw while the look steers the camera.
-    let yaw = s.app.world.get::<ActiveEmote>(s.player).expect("playing").state.root_yaw_degrees();
+    let yaw = s
+        .app
+        .world
+        .get::<ActiveEmote>(s.player)
+        .expect("playing")
+        .state
+        .root_yaw_degrees();
     s.app.world.get_mut::<Look>(s.player).expect("a look").yaw = yaw + 150.0;
     s.ticks(10);
-    let now = s.app.world.get::<ActiveEmote>(s.player).expect("playing").state.root_yaw_degrees();
+    let now = s
+        .app
+        .world
+        .get::<ActiveEmote>(s.player)
+        .expect("playing")
+        .state
+        .root_yaw_degrees();
     assert_eq!(now, yaw);
 }
 
@@ -283,7 +333,10 @@ fn every_end_hands_the_view_back_before_the_camera_goes() {
         assert!(reasons.iter().any(reason), "{name}: {reasons:?}");
         assert_handed_back(&seen, camera, seat);
         assert!(s.camera().is_none(), "{name}");
-        assert!(s.app.world.get::<CameraFlying>(s.player).is_none(), "{name}");
+        assert!(
+            s.app.world.get::<CameraFlying>(s.player).is_none(),
+            "{name}"
+        );
         assert_eq!(s.live_parts(), 0, "{name}");
     }
 }
@@ -299,7 +352,11 @@ fn the_natural_end_hands_back_and_a_replaced_emote_keeps_the_camera() {
     assert!(!seen.contains(&Seen::Camera(0)), "{seen:?}");
     let kept = s.camera().expect("still flying");
     assert_eq!(
-        s.app.world.get::<EntityId>(kept.camera).expect("an id").get(),
+        s.app
+            .world
+            .get::<EntityId>(kept.camera)
+            .expect("an id")
+            .get(),
         camera
     );
     // The wave (2 s, once) ends by itself.
@@ -318,12 +375,18 @@ fn a_server_move_unseats_the_player_first_and_seats_them_again_where_they_land()
     let mut s = Scenario::new("", &[]);
     let (_, seat) = s.fly("example:dance");
     s.seen();
-    let landing = s.app.world.get::<Position>(s.player).expect("a position").0
-        + DVec3::new(20.0, 0.0, 0.0);
-    s.app.world.get_mut::<Position>(s.player).expect("a position").0 = landing;
+    let landing =
+        s.app.world.get::<Position>(s.player).expect("a position").0 + DVec3::new(20.0, 0.0, 0.0);
+    s.app
+        .world
+        .get_mut::<Position>(s.player)
+        .expect("a position")
+        .0 = landing;
     s.ticks(1);
     let seen = s.seen();
-    let unseated = seen.iter().position(|x| *x == Seen::Passengers(seat, vec![]));
+    let unseated = seen
+        .iter()
+        .position(|x| *x == Seen::Passengers(seat, vec![]));
     let moved = seen.iter().position(|x| *x == Seen::MovedTo);
     assert!(
         unseated.is_some() && moved.is_some() && unseated < moved,
@@ -332,11 +395,22 @@ fn a_server_move_unseats_the_player_first_and_seats_them_again_where_they_land()
     s.confirm_teleports();
     let seen = s.seen();
     assert!(seen.contains(&Seen::Passengers(seat, vec![0])), "{seen:?}");
-    assert!(!seen.contains(&Seen::Camera(0)), "the view stays the camera's");
+    assert!(
+        !seen.contains(&Seen::Camera(0)),
+        "the view stays the camera's"
+    );
     let camera = s.camera().expect("still flying");
-    let seat_at = s.app.world.get::<Position>(camera.seat).expect("the seat").0;
+    let seat_at = s
+        .app
+        .world
+        .get::<Position>(camera.seat)
+        .expect("the seat")
+        .0;
     assert!((seat_at - landing - DVec3::Y * rig::SEAT_RIDER_DROP_BLOCKS).length() < 1e-9);
-    assert!(s.app.world.get::<ActiveEmote>(s.player).is_some(), "the emote plays on");
+    assert!(
+        s.app.world.get::<ActiveEmote>(s.player).is_some(),
+        "the emote plays on"
+    );
 }
 
 #[test]
@@ -363,7 +437,12 @@ fn the_jump_key_is_a_jump_for_the_stop_conditions() {
 fn a_player_who_leaves_leaves_no_camera_behind() {
     let mut s = Scenario::new("", &[]);
     s.fly("example:dance");
-    let private = s.app.world.get::<PrivateLayer>(s.player).expect("a layer").0;
+    let private = s
+        .app
+        .world
+        .get::<PrivateLayer>(s.player)
+        .expect("a layer")
+        .0;
     s.app.world.entity_mut(s.player).remove::<Client>();
     s.ticks(3);
     assert_eq!(s.live_parts(), 0);
@@ -387,14 +466,24 @@ fn who_gets_no_camera() {
     let none_for = |s: &mut Scenario, id: &str, why: &str| {
         s.play(id);
         s.ticks(4);
-        assert!(s.app.world.get::<ActiveEmote>(s.player).is_some(), "{why}: it plays");
+        assert!(
+            s.app.world.get::<ActiveEmote>(s.player).is_some(),
+            "{why}: it plays"
+        );
         assert!(s.camera().is_none(), "{why}");
-        assert!(!s.seen().iter().any(|x| matches!(x, Seen::Camera(_))), "{why}");
+        assert!(
+            !s.seen().iter().any(|x| matches!(x, Seen::Camera(_))),
+            "{why}"
+        );
     };
     let mut s = Scenario::new("[camera]\nenabled = false\n", &[]);
     none_for(&mut s, "example:dance", "cameras turned off");
     let mut s = Scenario::new("[camera]\nallow_in_pvp = false\n", &[]);
-    none_for(&mut s, "example:dance", "a survival player where PvP comes first");
+    none_for(
+        &mut s,
+        "example:dance",
+        "a survival player where PvP comes first",
+    );
     let mut s = Scenario::new("[camera]\nallow_in_pvp = false\n", &[]);
     *s.app.world.get_mut::<GameMode>(s.player).expect("a mode") = GameMode::Creative;
     s.ticks(2);
@@ -500,24 +589,49 @@ fn both_players_of_a_handshake_see_a_two_shot_and_both_get_their_view_back() {
         }
     }
     let partner = s.app.world.get::<EmotePartner>(bob).map(|p| p.initiator);
-    let matched = s.app.world.get::<ActiveEmote>(alice).map(|p| (p.partner(), p.state.partner_matched));
-    let flying = [alice, bob].map(|p| s.app.world.get::<EmoteCamera>(p).map(|c| c.is_handed_over()));
-    assert!(both_fly(&mut s), "both players fly a camera: {partner:?} {matched:?} {flying:?} {:?}", s.ended());
+    let matched = s
+        .app
+        .world
+        .get::<ActiveEmote>(alice)
+        .map(|p| (p.partner(), p.state.partner_matched));
+    let flying = [alice, bob].map(|p| {
+        s.app
+            .world
+            .get::<EmoteCamera>(p)
+            .map(|c| c.is_handed_over())
+    });
+    assert!(
+        both_fly(&mut s),
+        "both players fly a camera: {partner:?} {matched:?} {flying:?} {:?}",
+        s.ended()
+    );
     let bobs = s.app.world.get::<EmoteCamera>(bob).expect("bob's camera");
     assert_eq!((bobs.filming, bobs.role), (alice, Participant::Partner));
     // Each camera looks at the point between them, side-on.
     let middle = (at + DVec3::new(0.0, 1.0, 0.6)).as_vec3();
     for player in [alice, bob] {
-        let camera = s.app.world.get::<EmoteCamera>(player).expect("a camera").camera;
-        let feet = s.app.world.get::<Position>(camera).expect("placed").0.as_vec3();
+        let camera = s
+            .app
+            .world
+            .get::<EmoteCamera>(player)
+            .expect("a camera")
+            .camera;
+        let feet = s
+            .app
+            .world
+            .get::<Position>(camera)
+            .expect("placed")
+            .0
+            .as_vec3();
         let look = *s.app.world.get::<Look>(camera).expect("a look");
         let eye = feet + Vec3::Y * CAMERA_EYE_HEIGHT_BLOCKS as f32;
-        let direction = crate::playback::camera::look_direction(
-            look.yaw.to_radians(),
-            look.pitch.to_radians(),
-        );
+        let direction =
+            crate::playback::camera::look_direction(look.yaw.to_radians(), look.pitch.to_radians());
         let toward = (middle - eye).normalize();
-        assert!(direction.dot(toward) > 0.999, "{player:?}: {eye} looks at {direction}");
+        assert!(
+            direction.dot(toward) > 0.999,
+            "{player:?}: {eye} looks at {direction}"
+        );
         assert!((eye.z - middle.z).abs() < 0.2, "side-on: {eye} vs {middle}");
     }
     // Alice stops: both views come back.
@@ -540,4 +654,40 @@ fn both_players_of_a_handshake_see_a_two_shot_and_both_get_their_view_back() {
     assert_eq!(bob_saw, [0], "bob's view came back");
     assert!(s.app.world.get::<EmoteCamera>(bob).is_none());
     assert_eq!(s.live_parts(), 0);
+}
+
+#[test]
+fn a_cut_jumps_to_a_fresh_camera_entity_and_the_old_one_goes_after() {
+    let mut s = Scenario::new("", &[]);
+    let (first, _) = s.fly("example:celebrate");
+    s.seen();
+    let mut seen = Vec::new();
+    for _ in 0..60 {
+        s.ticks(1);
+        seen.extend(s.seen());
+        let at = s
+            .app
+            .world
+            .get::<ActiveEmote>(s.player)
+            .and_then(|p| p.state.position_ticks);
+        if at.is_some_and(|t| t >= 43) {
+            break;
+        }
+    }
+    // celebrate cuts at 40t: the client is told to look through another
+    // entity, and only then is the first one destroyed.
+    let cut = seen
+        .iter()
+        .position(|x| matches!(x, Seen::Camera(id) if *id != first && *id != 0))
+        .unwrap_or_else(|| panic!("no cut: {seen:?}"));
+    let gone = seen
+        .iter()
+        .position(|x| matches!(x, Seen::Destroyed(ids) if ids.contains(&first)))
+        .unwrap_or_else(|| panic!("the first camera stayed: {seen:?}"));
+    assert!(cut < gone, "{seen:?}");
+    assert!(
+        !seen.contains(&Seen::Camera(0)),
+        "the view stays the camera's"
+    );
+    assert_eq!(s.live_parts(), 2, "one camera and the seat");
 }

@@ -3,11 +3,11 @@
 //! ([`crate::server::syntax`]), all read by the shared [`Words`] reader
 //! and refused with the shared [`CommandError`].
 
-use crate::store::OnOffChoice;
 use crate::server::syntax::{
     parse_gamemode, parse_teleport, split_command, CommandError, GameModeCommand, Rotations,
     TeleportCommand, Words,
 };
+use crate::store::OnOffChoice;
 
 /// A parsed command line.
 // Parsed once per typed line and never stored: the size does not matter.

@@ -37,9 +37,7 @@ pub fn suggest(
     let start = text.encode_utf16().count() - partial.encode_utf16().count();
     let player_names = || players.iter().map(|p| (*p).to_owned()).collect();
     let candidates: Vec<String> = match completed {
-        ["emote" | "e"] => [
-            "play", "stop", "list", "info", "parts", "camera", "reload",
-        ]
+        ["emote" | "e"] => ["play", "stop", "list", "info", "parts", "camera", "reload"]
             .iter()
             .map(|s| (*s).to_owned())
             .collect(),

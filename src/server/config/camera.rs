@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 
-use crate::playback::camera::flight::{FlightSettings, DefaultShot};
+use crate::playback::camera::flight::{DefaultShot, FlightSettings};
 
 /// `[camera]`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -77,7 +77,10 @@ mod tests {
         .expect("valid");
         assert_eq!(config.camera.default_shot, DefaultShot::Follow);
         assert!(config.camera.enabled && !config.camera.allow_in_pvp);
-        assert_eq!(config.camera.flight_settings().default_shot, DefaultShot::Follow);
+        assert_eq!(
+            config.camera.flight_settings().default_shot,
+            DefaultShot::Follow
+        );
         let far = Config::parse("[camera]\ndistance_blocks = 9\n", Path::new("emoted.toml"))
             .expect_err("too far");
         assert!(far.to_string().contains("camera.distance_blocks"), "{far}");

@@ -45,7 +45,8 @@ pub(super) fn observe_players(
         }
     }
     for interaction in interactions.iter() {
-        if interaction.interact != EntityInteraction::Attack || flying.contains(interaction.client) {
+        if interaction.interact != EntityInteraction::Attack || flying.contains(interaction.client)
+        {
             continue; // a click through the emote camera does nothing
         }
         // Swinging at any entity is attacking, hurt or not.

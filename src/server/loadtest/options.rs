@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{DEFAULT_PACK_BYTES};
+use super::DEFAULT_PACK_BYTES;
 
 /// What to run (`emoted loadtest`'s flags).
 #[derive(Clone, Debug, clap::Args)]

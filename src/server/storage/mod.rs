@@ -160,7 +160,9 @@ impl PlayerChoices {
         on: bool,
         store: &PlayerStoreResource,
     ) {
-        store.with_store("store an on/off choice", |s| s.set_choice(player, choice, on));
+        store.with_store("store an on/off choice", |s| {
+            s.set_choice(player, choice, on)
+        });
         match choice {
             OnOffChoice::Parts => self.parts_hidden = !on,
             OnOffChoice::Camera => self.camera_off = !on,

@@ -122,7 +122,10 @@ pub fn draw_page(
     if let Some(on) = book.camera() {
         let (state, then) = match on {
             true => ("on".color(Color::GREEN), "Click: keep your own view"),
-            false => ("off".color(Color::GRAY), "Click: see yourself from a camera"),
+            false => (
+                "off".color(Color::GRAY),
+                "Click: see yourself from a camera",
+            ),
         };
         slots[CAMERA_SLOT] = Some(button(
             ItemKind::Spyglass,
@@ -373,7 +376,11 @@ mod tests {
             let switch = page.slots[CAMERA_SLOT].as_ref().expect("the switch");
             assert_eq!(switch.item, ItemKind::Spyglass);
             let said = lore_of(switch).join(" ");
-            let wanted = if on { "keep your own view" } else { "see yourself" };
+            let wanted = if on {
+                "keep your own view"
+            } else {
+                "see yourself"
+            };
             assert!(said.contains(wanted), "{said}");
             assert_eq!(with_camera.action(0, CAMERA_SLOT), SlotAction::ToggleCamera);
         }
