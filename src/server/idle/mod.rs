@@ -8,7 +8,9 @@
 //! [`MOVE_EPSILON_BLOCKS`](crate::playback::idle::MOVE_EPSILON_BLOCKS) of
 //! where they were last active, falling and being pushed included), no
 //! look change (yaw and pitch within
-//! [`LOOK_EPSILON_DEGREES`](crate::playback::idle::LOOK_EPSILON_DEGREES)),
+//! [`LOOK_EPSILON_DEGREES`](crate::playback::idle::LOOK_EPSILON_DEGREES);
+//! a look that steers the player's emote camera, [`CameraFlying`], is not
+//! one),
 //! no chat, no command (running one or asking for completions while typing
 //! one), no click of any kind (swing, dig, use an item, a block or an
 //! entity), no sneak or sprint toggle, and nothing in a window or the
@@ -74,7 +76,7 @@ use crate::server::config::Config;
 use crate::server::emote::{ActiveEmote, EmoteCooldowns, EmotePartner};
 use crate::server::emote_library::EmoteLibrary;
 use crate::server::events::{
-    add_shared_events, EmoteEndedEvent, EndReason, PlayEmoteRequest, StopEmoteRequest,
+    add_shared_events, CameraFlying, EmoteEndedEvent, EndReason, PlayEmoteRequest, StopEmoteRequest,
 };
 use crate::server::permissions::{PlayerIdentity, PlayerPermissions};
 
@@ -184,6 +186,7 @@ type IdlePlayers<'w, 's> = Query<
         Option<Ref<'static, OpLevel>>,
         Option<&'static ActiveEmote>,
         Option<&'static EmotePartner>,
+        Option<&'static CameraFlying>,
     ),
     With<Client>,
 >;
@@ -205,7 +208,8 @@ fn run_idle_clocks(
     ended_now.clear();
     ended_now.extend(ended.iter().map(|end| end.client));
     let config_changed = config.is_changed();
-    for (player, mut watch, position, look, name, uuid, op, active, partner) in &mut players {
+    for (player, mut watch, position, look, name, uuid, op, active, partner, flying) in &mut players
+    {
         let watch = &mut *watch;
         let level = op.as_ref().map_or(0, |o| o.get());
         if config_changed || op.as_ref().is_some_and(|o| o.is_changed()) {
@@ -220,7 +224,9 @@ fn run_idle_clocks(
             .get_or_insert_with(|| resolve_rule(&config, identity, level));
         let pose_wake = watch
             .pose
-            .observe(position.0.to_array(), look.yaw, look.pitch);
+            .observe(position.0.to_array(), look.yaw, look.pitch)
+            // The look steers an emote camera: not a sign of life.
+            .filter(|w| !(flying.is_some() && *w == IdleWake::LookedAround));
         let wake = pose_wake.or(watch.woke_by.take());
         let playing = active.map(ActiveEmote::emote).or_else(|| {
             let initiator = partner?.initiator;

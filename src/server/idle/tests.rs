@@ -300,3 +300,32 @@ fn a_reload_of_the_configuration_applies_at_once() {
         Some(1)
     );
 }
+
+#[test]
+fn a_look_that_steers_an_emote_camera_is_not_activity() {
+    let mut s = Scenario::new(SIT, "");
+    s.ticks(5);
+    let quiet_since = |s: &Scenario| {
+        s.app
+            .world
+            .get::<IdleWatch>(s.player)
+            .expect("watched")
+            .clock()
+            .quiet_since_tick()
+    };
+    let before = quiet_since(&s);
+    s.app
+        .world
+        .entity_mut(s.player)
+        .insert(crate::server::events::CameraFlying);
+    s.send_look(120.0);
+    s.ticks(3);
+    assert_eq!(quiet_since(&s), before, "steering the camera");
+    s.app
+        .world
+        .entity_mut(s.player)
+        .remove::<crate::server::events::CameraFlying>();
+    s.send_look(0.0);
+    s.ticks(3);
+    assert!(quiet_since(&s) > before, "looking around without one");
+}
