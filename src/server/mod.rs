@@ -26,6 +26,8 @@ pub mod runtime;
 pub mod skin;
 pub mod storage;
 pub mod syntax;
+#[cfg(test)]
+mod testing;
 pub mod tick_stats;
 pub mod wheel;
 pub mod world;

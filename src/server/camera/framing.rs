@@ -67,6 +67,14 @@ pub(super) fn wanted_shots(
     }
 }
 
+/// A player's look as the flight reads it.
+pub(super) fn look_degrees(look: &Look) -> LookDegrees {
+    LookDegrees {
+        yaw: look.yaw,
+        pitch: look.pitch,
+    }
+}
+
 /// A participant's root in the world as a framing: the feet and the yaw.
 fn framing_of(root: Mat4) -> Framing {
     let forward = root.z_axis.truncate();
@@ -115,10 +123,7 @@ pub(super) fn frame_of(
     let scene = Scene {
         body,
         other_body,
-        look: LookDegrees {
-            yaw: look.yaw,
-            pitch: look.pitch,
-        },
+        look: look_degrees(look),
         rig_reach_blocks,
         node_matrix: &node_matrix,
         blocks,

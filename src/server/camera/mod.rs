@@ -58,9 +58,9 @@ use valence::protocol::packets::play::PlayerInputC2s;
 
 pub use rig::{CameraPart, CAMERA_EYE_HEIGHT_BLOCKS};
 
-use self::framing::{frame_of, wanted_shots, LayerBlocks, Player};
+use self::framing::{frame_of, look_degrees, wanted_shots, LayerBlocks, Player};
 use crate::format::node::Participant;
-use crate::playback::camera::flight::{Flight, LookDegrees};
+use crate::playback::camera::flight::Flight;
 use crate::server::config::Config;
 use crate::server::emote::{ActiveEmote, EmotePartner, StopWatch};
 use crate::server::events::{
@@ -306,11 +306,7 @@ fn start_cameras(
             }
         };
         visible.0.insert(layer);
-        let start_look = LookDegrees {
-            yaw: look.yaw,
-            pitch: look.pitch,
-        };
-        let mut flight = Flight::new(shots, start_look, config.camera.flight_settings());
+        let mut flight = Flight::new(shots, look_degrees(look), config.camera.flight_settings());
         let blocks = LayerBlocks(chunk_layer);
         let first = frame_of(&mut flight, 0, playback, role, look, &blocks);
         let (camera, seat) = rig::spawn_camera_and_seat(
@@ -402,18 +398,9 @@ fn fly_cameras(
     ) in &mut players
     {
         let still = filmed(player, partner, &playbacks) == Some((camera.filming, camera.role));
-        let playback = playbacks.get_mut(camera.filming).ok().filter(|_| still);
-        let Some(mut playback) = playback else {
-            // A playback gone without an end event (a safety net).
-            let back = Returning {
-                client: &mut client,
-                mode,
-                abilities,
-            };
-            release(&mut commands, player, &camera, Some(back), &ids);
-            continue;
-        };
+        let mut playback = playbacks.get_mut(camera.filming).ok().filter(|_| still);
         if camera.restart {
+            // The emote was replaced: the new one's shots, or none.
             camera.restart = false;
             let who = Player {
                 mode: *mode,
@@ -422,26 +409,29 @@ fn fly_cameras(
                 modded: modded.is_some(),
                 role: camera.role,
             };
-            match wanted_shots(&config, &playback, &who) {
+            match playback
+                .as_ref()
+                .and_then(|p| wanted_shots(&config, p, &who))
+            {
                 Some(shots) => {
-                    let start = LookDegrees {
-                        yaw: look.yaw,
-                        pitch: look.pitch,
-                    };
-                    camera.flight = Flight::new(shots, start, config.camera.flight_settings());
+                    let settings = config.camera.flight_settings();
+                    camera.flight = Flight::new(shots, look_degrees(look), settings);
                     camera.ticks = 0;
                 }
-                None => {
-                    let back = Returning {
-                        client: &mut client,
-                        mode,
-                        abilities,
-                    };
-                    release(&mut commands, player, &camera, Some(back), &ids);
-                    continue;
-                }
+                None => playback = None,
             }
         }
+        let Some(mut playback) = playback else {
+            // No playback to film: gone without an end event (a safety
+            // net), or a replacing emote that wants no camera.
+            let back = Returning {
+                client: &mut client,
+                mode,
+                abilities,
+            };
+            release(&mut commands, player, &camera, Some(back), &ids);
+            continue;
+        };
         let camera: &mut EmoteCamera = &mut camera;
         if camera.flight.needs_nodes() {
             // Anchors are not in the scheduled frame: the pose of this tick.

@@ -14,10 +14,9 @@ use valence::protocol::packets::play::game_state_change_s2c::GameEventKind;
 use valence::protocol::packets::play::player_input_c2s::PlayerInputFlags;
 use valence::protocol::packets::play::{
     EntitiesDestroyS2c, EntityPassengersSetS2c, GameStateChangeS2c, PlayerPositionLookS2c,
-    SetCameraEntityS2c, TeleportConfirmC2s,
+    SetCameraEntityS2c,
 };
-use valence::protocol::{Packet, VarInt};
-use valence::teleport::TeleportState;
+use valence::protocol::Packet;
 use valence::testing::{create_mock_client, MockClientHelper};
 
 use glam::{Quat, Vec3};
@@ -92,17 +91,7 @@ impl Scenario {
 
     /// Answers the server's position packets, as a client does.
     fn confirm_teleports(&mut self) {
-        let state = self
-            .app
-            .world
-            .get::<TeleportState>(self.player)
-            .expect("a client");
-        let (pending, next) = (state.pending_teleports(), state.teleport_id_counter());
-        for id in next.wrapping_sub(pending)..next {
-            self.helper.send(&TeleportConfirmC2s {
-                teleport_id: VarInt(id as i32),
-            });
-        }
+        crate::server::testing::confirm_teleports(&self.app, self.player, &mut self.helper);
         self.ticks(1);
     }
 

@@ -11,11 +11,8 @@ use bevy_ecs::event::ManualEventReader;
 use valence::keepalive::KeepaliveSettings;
 use valence::network::NetworkPlugin;
 use valence::prelude::*;
-use valence::protocol::packets::play::{
-    CommandExecutionC2s, LookAndOnGroundC2s, TeleportConfirmC2s,
-};
+use valence::protocol::packets::play::{CommandExecutionC2s, LookAndOnGroundC2s};
 use valence::protocol::VarInt;
-use valence::teleport::TeleportState;
 use valence::testing::{create_mock_client, MockClientHelper};
 
 use super::*;
@@ -82,17 +79,7 @@ impl Scenario {
     /// Answers the join's position packets, as a client does: valence
     /// ignores a client's movement until it has.
     fn confirm_teleports(&mut self) {
-        let state = self
-            .app
-            .world
-            .get::<TeleportState>(self.player)
-            .expect("a client");
-        let (pending, next) = (state.pending_teleports(), state.teleport_id_counter());
-        for id in next.wrapping_sub(pending)..next {
-            self.helper.send(&TeleportConfirmC2s {
-                teleport_id: VarInt(id as i32),
-            });
-        }
+        crate::server::testing::confirm_teleports(&self.app, self.player, &mut self.helper);
         self.ticks(1);
     }
 
