@@ -15,6 +15,7 @@ pub mod euler;
 pub mod layers;
 pub mod pose;
 pub mod rig;
+pub mod solve;
 pub mod thin;
 pub mod track;
 
