@@ -48,6 +48,8 @@ enum Command {
         /// Seed for Molang randomness.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        #[command(flatten)]
+        live: emoted::playback::live::sample::LiveArgs,
     },
     /// Draw an Animation at some ticks, from the front and the right side,
     /// as a PNG contact sheet (one column per tick).
@@ -120,6 +122,8 @@ struct PreviewArgs {
     /// Where to write the sheet.
     #[arg(short = 'o', long = "output", value_name = "SHEET.png")]
     output: PathBuf,
+    #[command(flatten)]
+    live: emoted::playback::live::sample::LiveArgs,
 }
 
 #[derive(clap::Args)]
@@ -155,13 +159,18 @@ fn main() -> ExitCode {
             fade_in,
             ticks,
             seed,
+            ..
         }) if !more.is_empty() || fade_in != 0.0 => {
             let _ = seed; // clips have no Molang
             sample_layered(&file, &more, &ticks, fade_in)
         }
         Some(Command::Sample {
-            file, ticks, seed, ..
-        }) => sample(&file, &ticks, seed),
+            file,
+            ticks,
+            seed,
+            live,
+            ..
+        }) => sample(&file, &ticks, seed, &live.inputs()),
         Some(Command::Preview(args)) => preview(&args),
         Some(Command::Molang { expr, sets }) => molang(&expr, &sets),
         Some(Command::Pack(args)) => pack(&args),
@@ -251,51 +260,18 @@ fn check_merge(library: &Library, config: Option<&PathBuf>) -> (usize, Option<St
     }
 }
 
-#[allow(clippy::print_stdout)]
-fn sample(path: &std::path::Path, ticks: &[u32], seed: u64) -> ExitCode {
-    use emoted::format::camera::CameraSetting;
-    use emoted::format::{read_emote_file, EmoteFile};
-    use emoted::library::CompiledAnimation;
-    use emoted::playback::camera::sample::sample_ticks_with_camera;
-
+fn sample(
+    path: &std::path::Path,
+    ticks: &[u32],
+    seed: u64,
+    live: &emoted::playback::live::sample::SampleInputs,
+) -> ExitCode {
     if path.extension().is_some_and(|e| e == "anim") {
         return sample_clip(path, ticks);
     }
-    let report = read_emote_file(path);
-    let print_problems = |problems: &[emoted::format::Problem]| {
-        for p in problems {
-            eprintln!("{}: {p}", path.display());
-        }
-    };
-    let Some(file) = report.file else {
-        print_problems(&report.problems);
-        return ExitCode::FAILURE;
-    };
-    let EmoteFile::Animation(animation) = file else {
-        eprintln!(
-            "{}: `sample` takes an Animation, not a Sequence",
-            path.display()
-        );
-        return ExitCode::FAILURE;
-    };
-    let compiled = match CompiledAnimation::compile(&animation) {
-        Ok(c) => c,
-        Err(problems) => {
-            print_problems(&problems);
-            return ExitCode::FAILURE;
-        }
-    };
-    let shots = match &animation.metadata.camera {
-        CameraSetting::Shots(shots) => shots.as_slice(),
-        CameraSetting::ServerDefault | CameraSetting::Off => &[],
-    };
-    match sample_ticks_with_camera(&compiled, ticks, seed, shots) {
-        Ok(lines) => print_json_lines(&lines),
-        Err(e) => {
-            eprintln!("{}: playback would stop: {e}", path.display());
-            ExitCode::FAILURE
-        }
-    }
+    print_or_fail(emoted::playback::live::sample::sample_file(
+        path, ticks, seed, live,
+    ))
 }
 
 /// `emoted sample` on an `.anim` clip (tick T is T/20 s of track time).
@@ -344,6 +320,7 @@ fn preview(args: &PreviewArgs) -> ExitCode {
         slim: args.slim,
         seed: args.seed,
         cell_px: args.cell_px,
+        live: args.live.inputs(),
     };
     match emoted::preview::write_sheet(&args.file, args.skin.as_deref(), &options, &args.output) {
         Ok((width_px, height_px)) => {

@@ -16,6 +16,7 @@ use super::read::{self, Obj};
 use super::resources::{check_node_models, read_resources, Resources};
 use super::settings::{read_animation_settings, AnimationSettings, PlaybackMode};
 use super::snbt;
+use super::solvers::{read_document_solvers, SolverSettings};
 use super::track::{molang_string, read_vector_track, read_visibility_track, NodeTracks};
 use super::{MAX_TIMELINE_TICKS, SCHEMA_VERSION};
 
@@ -37,6 +38,9 @@ pub struct Metadata {
     /// `emoted.camera`, read by an Animation ([`super::camera`]); the
     /// server's default for a Sequence.
     pub camera: CameraSetting,
+    /// `emoted.look_at`, `emoted.ik` and `emoted.springs`, read by an
+    /// Animation ([`super::solvers`]).
+    pub solvers: SolverSettings,
 }
 
 /// The message for an `icon` that is neither an item id nor item SNBT.
@@ -209,7 +213,7 @@ pub(crate) fn read_metadata(obj: &mut Obj<'_>, problems: &mut Problems) -> Metad
 
 /// What emoted reads under `metadata.emoted` (the rest of `metadata` is
 /// the author's, kept as written).
-const EMOTED_FIELDS: [&str; 2] = ["camera", "resources"];
+const EMOTED_FIELDS: [&str; 5] = ["camera", "ik", "look_at", "resources", "springs"];
 
 /// Reads `metadata.emoted.resources`, or the top-level `resources` that
 /// `emoted convert` wrote before (with a warning: other schema 4 servers
@@ -326,6 +330,7 @@ pub(crate) fn read_animation(root: &Value, problems: &mut Problems) -> Option<An
         anchors: &anchors,
     };
     metadata.camera = read_document_camera(root, problems, camera_nodes);
+    metadata.solvers = read_document_solvers(root, problems, &nodes);
     let resources = read_document_resources(root, &mut obj, problems);
     check_node_models(&nodes, &resources, problems);
     finish_document(obj, problems, &["molang", "nodes", "timeline", "resources"]);

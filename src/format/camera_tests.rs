@@ -316,7 +316,8 @@ fn resources_move_under_metadata_emoted_and_the_old_place_still_reads_with_a_war
             .problems
             .iter()
             .any(|p| p.pointer == "/metadata/emoted/camra"
-                && p.message.contains("camera, resources")),
+                && p.message
+                    .contains("camera, ik, look_at, resources, springs")),
         "{:?}",
         report.problems
     );

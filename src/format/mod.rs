@@ -30,6 +30,9 @@ pub mod resources;
 pub mod sequence;
 pub mod settings;
 pub mod snbt;
+pub mod solvers;
+#[cfg(test)]
+mod solvers_tests;
 pub mod time;
 pub mod track;
 

@@ -39,6 +39,7 @@ pub mod runtime;
 pub mod sample;
 #[cfg(test)]
 mod scene_tests;
+pub mod solvers;
 #[cfg(test)]
 mod spin_tests;
 

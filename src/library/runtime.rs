@@ -8,6 +8,7 @@
 
 use std::ops::RangeInclusive;
 
+use crate::anim::solve::Solvers;
 use crate::anim::Rig;
 use crate::format::event::{CommandEvent, Events};
 use crate::format::node::{NodeKind, Space};
@@ -37,6 +38,8 @@ pub struct AnimationRuntime {
     pub events: Events,
     /// Per rig node ([`Rig::nodes`] order).
     pub nodes: Vec<RuntimeNode>,
+    /// Look-at, IK and springs, by rig node ([`super::solvers`]).
+    pub solvers: Solvers,
 }
 
 impl AnimationRuntime {
@@ -67,6 +70,7 @@ impl AnimationRuntime {
             rotation_deadzone_degrees: file.settings.rotation_deadzone_degrees,
             events,
             nodes,
+            solvers: super::solvers::compile_solvers(&file.metadata.solvers, rig),
         }
     }
 

@@ -64,6 +64,17 @@ pub fn sample_ticks(
     ticks: &[u32],
     seed: u64,
 ) -> Result<Vec<SampleLine>, SampleError> {
+    sample_ticks_with(animation, ticks, seed, &mut |_, _| {})
+}
+
+/// [`sample_ticks`], with `after_step(tick, pose)` called on every tick's
+/// pose before it is recorded (where playback's solvers bend it).
+pub fn sample_ticks_with(
+    animation: &CompiledAnimation,
+    ticks: &[u32],
+    seed: u64,
+    after_step: &mut dyn FnMut(u32, &mut Pose),
+) -> Result<Vec<SampleLine>, SampleError> {
     let Some(&last) = ticks.iter().max() else {
         return Ok(Vec::new());
     };
@@ -75,6 +86,7 @@ pub fn sample_ticks(
     for tick in 0..=last {
         let position = tick.min(duration);
         animation.step(&mut state, position, tick <= duration, &mut pose)?;
+        after_step(tick, &mut pose);
         if ticks.contains(&tick) {
             let nodes = animation
                 .rig

@@ -10,6 +10,7 @@ pub mod clock;
 pub mod cooldown;
 pub mod deadzone;
 pub mod idle;
+pub mod live;
 pub mod partner;
 pub mod playing;
 pub mod schedule;

@@ -17,6 +17,7 @@ use crate::format::settings::PlaybackMode;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::runtime::AnimationRuntime;
 use crate::library::{CompiledAnimation, MolangState};
+use crate::playback::live::{LiveInputs, LiveRig};
 use crate::playback::schedule::{DisplayUpdate, Planner, Tolerance};
 use crate::playback::{Clock, ClockStep};
 
@@ -62,6 +63,11 @@ pub struct Playing {
     /// Per union node: whether a rig node of this Animation draws it (the
     /// others stay hidden while it plays).
     pub covers: Arc<[bool]>,
+    /// Per union node: drawn by the cycle's plan when there is one (covered
+    /// and not moved by a solver; the solved nodes go per tick).
+    pub planned: Arc<[bool]>,
+    /// The solvers' state (`None`: the Animation has no active solver).
+    pub live: Option<Box<LiveRig>>,
     /// A `loop` Animation inside a Sequence: its `loop` events run when its
     /// one cycle ends.
     pub loops_in_sequence: bool,
@@ -153,13 +159,18 @@ impl Playing {
                 *c = true;
             }
         }
-        let rig_to_mirror = compiled
+        let rig_to_mirror: Vec<usize> = compiled
             .rig
             .nodes
             .iter()
             .map(|n| index_of(&mirror_id(&n.id)))
             .collect();
         let spaces = runtime.nodes.iter().map(|n| n.space).collect();
+        let live = runtime
+            .solvers
+            .is_active()
+            .then(|| Box::new(LiveRig::new(LiveInputs::default())));
+        let planned = planned_nodes(&compiled, &covers, &rig_to_union, &rig_to_mirror, &[]);
         Self {
             id,
             clock: Clock::new(mode, runtime.duration_ticks, playback.loop_delay_ticks),
@@ -171,6 +182,8 @@ impl Playing {
             rig_to_mirror,
             spaces,
             covers: covers.into(),
+            planned,
+            live,
             loops_in_sequence: in_sequence && playback.mode == PlaybackMode::Loop,
             stop_fired: false,
             compiled,
@@ -216,8 +229,57 @@ impl Playing {
     ) -> Result<(), crate::anim::SampleError> {
         self.compiled
             .step(&mut self.molang, position_ticks, advancing, &mut self.pose)?;
+        if let Some(live) = &mut self.live {
+            let compiled = &self.compiled;
+            live.solve(
+                &compiled.runtime.solvers,
+                &compiled.rig,
+                &self.spaces,
+                &mut self.pose,
+                roots,
+            );
+        }
         self.frame_of_pose(roots, frame);
         Ok(())
+    }
+
+    /// Solves the last sampled pose again with the inputs of this tick (a
+    /// held pose), into `frame`; nothing without solvers.
+    pub fn resolve(&mut self, frame: &mut [Option<Mat4>], roots: &SpaceRoots) {
+        if let Some(live) = &mut self.live {
+            let compiled = &self.compiled;
+            live.resolve(
+                &compiled.runtime.solvers,
+                &compiled.rig,
+                &self.spaces,
+                &mut self.pose,
+                roots,
+            );
+            self.frame_of_pose(roots, frame);
+        }
+    }
+
+    /// Runs the solvers from now on with `inputs` (and carries on with the
+    /// ones it has): effectors given from outside reach whatever the file
+    /// declares, so their chains go per tick too.
+    pub fn set_live_inputs(&mut self, inputs: &LiveInputs) {
+        if self.live.is_none() && inputs.reach.is_empty() {
+            return;
+        }
+        if !inputs.reach.is_empty() {
+            let ends: Vec<usize> = inputs.reach.iter().map(|(end, _)| *end).collect();
+            self.planned = planned_nodes(
+                &self.compiled,
+                &self.covers,
+                &self.rig_to_union,
+                &self.rig_to_mirror,
+                &ends,
+            );
+        }
+        match &mut self.live {
+            Some(live) => live.inputs.clone_from(inputs),
+            None => self.live = Some(Box::new(LiveRig::new(inputs.clone()))),
+        }
     }
 
     /// The timeline events of the playing Animation whose time falls in
@@ -264,9 +326,12 @@ impl Playing {
         let server_sync = runtime.playback.mode == PlaybackMode::ServerSync;
         let nodes = self.compiled.rig.nodes.len();
         // One slot per rig node: the copy writes rig order, no mirrors.
+        // The plan is the animation alone: what the solvers move goes per
+        // tick ([`Playing::planned`]).
         let mut copy = Playing {
             rig_to_union: (0..nodes).collect(),
             rig_to_mirror: vec![usize::MAX; nodes],
+            live: None,
             ..self.clone()
         };
         let mut frame = vec![None; nodes];
@@ -318,6 +383,7 @@ impl Playing {
     /// Writes the current pose into `frame`, by union index.
     pub fn frame_of_pose(&self, roots: &SpaceRoots, frame: &mut [Option<Mat4>]) {
         frame.fill(None);
+        let partner_pose = self.live.as_ref().and_then(|live| live.partner_pose());
         for (i, (rig_node, pose)) in self
             .compiled
             .rig
@@ -342,7 +408,11 @@ impl Playing {
                 if let (Some(slot), Some(partner)) =
                     (frame.get_mut(self.rig_to_mirror[i]), roots.partner)
                 {
-                    *slot = Some(partner * local);
+                    // The partner's own solved copy, when it has one.
+                    let copy = partner_pose
+                        .and_then(|nodes| nodes.get(i))
+                        .map_or(local, |p| Mat4::from(p.matrix));
+                    *slot = Some(partner * copy);
                 }
             }
         }
@@ -373,6 +443,33 @@ impl Playing {
         }
         frame
     }
+}
+
+/// Per union node: covered by the Animation and not moved by its active
+/// solvers or by a chain ending at one of `extra_ends` (see
+/// [`Playing::planned`]).
+fn planned_nodes(
+    compiled: &CompiledAnimation,
+    covers: &[bool],
+    rig_to_union: &[usize],
+    rig_to_mirror: &[usize],
+    extra_ends: &[usize],
+) -> Arc<[bool]> {
+    let mut planned = covers.to_vec();
+    let solvers = &compiled.runtime.solvers;
+    if solvers.is_active() || !extra_ends.is_empty() {
+        let moved = solvers.moved_nodes(&compiled.rig, extra_ends);
+        for (rig_index, moved) in moved.into_iter().enumerate() {
+            if moved {
+                for union in [rig_to_union[rig_index], rig_to_mirror[rig_index]] {
+                    if let Some(p) = planned.get_mut(union) {
+                        *p = false;
+                    }
+                }
+            }
+        }
+    }
+    planned.into()
 }
 
 /// The planned display updates of the cycle playing now.

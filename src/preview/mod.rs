@@ -75,6 +75,7 @@ use crate::library::clips::read_clip_animation;
 use crate::library::CompiledAnimation;
 use crate::playback::camera::look_direction;
 use crate::playback::camera::sample::sample_ticks_with_camera;
+use crate::playback::live::sample::{LiveSampleError, SampleInputError, SampleInputs};
 use camera::{Camera, Sphere};
 use draw::{scene_points, CellPainter};
 use scene::{node_shapes, sample_frames, DrawnNode, Frame};
@@ -86,7 +87,7 @@ pub const DEFAULT_CELL_PX: u32 = 256;
 pub const MAX_TICKS: usize = 16;
 
 /// What to draw.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PreviewOptions {
     /// The ticks after the start, one column each, in this order; empty
     /// for [`default_ticks`].
@@ -97,6 +98,8 @@ pub struct PreviewOptions {
     pub seed: u64,
     /// The side of a cell, in pixels.
     pub cell_px: u32,
+    /// The live inputs the solvers get (`--look`, `--reach`, `--path`).
+    pub live: SampleInputs,
 }
 
 impl Default for PreviewOptions {
@@ -106,6 +109,7 @@ impl Default for PreviewOptions {
             slim: false,
             seed: 0,
             cell_px: DEFAULT_CELL_PX,
+            live: SampleInputs::default(),
         }
     }
 }
@@ -152,6 +156,14 @@ pub enum PreviewError {
         path: PathBuf,
         /// Why.
         source: SampleError,
+    },
+    /// A live input (`--look`, `--reach`, `--path`) is refused.
+    #[error("{}: {source}", path.display())]
+    LiveInput {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: SampleInputError,
     },
     /// The skin file cannot be read.
     #[error("{}: cannot read the skin: {source}", path.display())]
@@ -234,7 +246,7 @@ impl Preview {
         file: &AnimationFile,
         compiled: &CompiledAnimation,
         options: &PreviewOptions,
-    ) -> Result<Preview, SampleError> {
+    ) -> Result<Preview, LiveSampleError> {
         let duration_ticks = compiled.rig.duration_ticks;
         let ticks = if options.ticks.is_empty() {
             default_ticks(duration_ticks)
@@ -242,7 +254,7 @@ impl Preview {
             options.ticks.clone()
         };
         let shapes = node_shapes(file, options.slim);
-        let frames = sample_frames(compiled, &shapes, &ticks, options.seed)?;
+        let frames = sample_frames(compiled, &shapes, &ticks, options.seed, &options.live)?;
         let bounds = Sphere::around(scene_points(&shapes, &frames)).unwrap_or(Sphere {
             centre: glam::Vec3::new(0.0, 1.0, 0.0),
             radius: 1.0,
@@ -251,7 +263,7 @@ impl Preview {
         let cameras = View::ALL.map(|view| Camera::framing(view, bounds, cell_px));
         let player_cameras = match &file.metadata.camera {
             CameraSetting::Shots(shots) => Some(
-                sample_ticks_with_camera(compiled, &ticks, options.seed, shots)?
+                sample_ticks_with_camera(compiled, &ticks, options.seed, shots, &options.live)?
                     .iter()
                     .filter_map(|line| line.camera.as_ref())
                     .map(|camera| {
@@ -318,9 +330,15 @@ impl Preview {
             None => return Err(invalid(problems)),
         };
         let compiled = CompiledAnimation::compile(&file).map_err(invalid)?;
-        Preview::new(&file, &compiled, options).map_err(|source| PreviewError::Sample {
-            path: path.to_owned(),
-            source,
+        Preview::new(&file, &compiled, options).map_err(|e| match e {
+            LiveSampleError::Sample(source) => PreviewError::Sample {
+                path: path.to_owned(),
+                source,
+            },
+            LiveSampleError::Input(source) => PreviewError::LiveInput {
+                path: path.to_owned(),
+                source,
+            },
         })
     }
 

@@ -35,14 +35,14 @@ use glam::{Affine3A, Mat4, Quat, Vec3};
 
 use super::cuboid::Cuboid;
 use super::image::Rgba;
-use crate::anim::{quat_from_euler_degrees, SampleError};
+use crate::anim::quat_from_euler_degrees;
 use crate::format::node::{Arm, BodyPart};
 use crate::format::AnimationFile;
-use crate::library::sample::sample_ticks;
 use crate::library::CompiledAnimation;
 use crate::pack::models::slice_transform;
 use crate::pack::skin_uv::{Layer, Slice};
 use crate::pack::slices::animation_slices;
+use crate::playback::live::sample::{sample_ticks_live, LiveSampleError, SampleInputs};
 
 /// The skull's box in its item's frame: 0.5 block wide, top at the origin.
 pub const SKULL_BOX: Cuboid = Cuboid {
@@ -248,8 +248,9 @@ pub fn sample_frames(
     shapes: &[DrawnNode],
     ticks: &[u32],
     seed: u64,
-) -> Result<Vec<Frame>, SampleError> {
-    let lines = sample_ticks(animation, ticks, seed)?;
+    live: &SampleInputs,
+) -> Result<Vec<Frame>, LiveSampleError> {
+    let lines = sample_ticks_live(animation, ticks, seed, live)?;
     Ok(lines
         .into_iter()
         .map(|line| {
@@ -380,7 +381,8 @@ mod tests {
         let file = bow();
         let compiled = CompiledAnimation::compile(&file).expect("compiles");
         let shapes = node_shapes(&file, false);
-        let frames = sample_frames(&compiled, &shapes, &[0, 20], 0).expect("samples");
+        let frames = sample_frames(&compiled, &shapes, &[0, 20], 0, &SampleInputs::default())
+            .expect("samples");
         assert_eq!(frames.iter().map(|f| f.tick).collect::<Vec<_>>(), [0, 20]);
         let matrix = |frame: &Frame, id: &str| {
             frame

@@ -35,7 +35,7 @@ fn a_body_at_rest_gives_the_template_with_no_tracks_and_the_settings() {
     );
     assert_eq!(imported.file.id.as_str(), "test:pose");
     assert_eq!(imported.file.timeline.duration_ticks, 10);
-    assert_eq!(imported.file.nodes.len(), 25);
+    assert_eq!(imported.file.nodes.len(), 27);
 }
 
 #[test]

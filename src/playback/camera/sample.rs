@@ -2,7 +2,8 @@
 //! sampled poses, as a player standing at the origin and facing +Z (the
 //! emote's own space) would see it, looking straight ahead, in open air.
 //!
-//! The flight eases from tick to tick, so every tick from 0 to the last
+//! The body is solved with the sample's live inputs first
+//! ([`crate::playback::live::sample`]). The flight eases from tick to tick, so every tick from 0 to the last
 //! asked is flown, and the lines asked for are picked from them.
 
 use glam::{Mat4, Vec3};
@@ -10,27 +11,28 @@ use glam::{Mat4, Vec3};
 use super::clearance::OpenAir;
 use super::flight::{Flight, FlightSettings, LookDegrees, Scene};
 use super::shot::Framing;
-use crate::anim::SampleError;
 use crate::format::camera::CameraShot;
-use crate::library::sample::{sample_ticks, CameraSample, SampleLine};
+use crate::library::sample::{CameraSample, SampleLine};
 use crate::library::CompiledAnimation;
+use crate::playback::live::sample::{sample_ticks_live, LiveSampleError, SampleInputs};
 
-/// [`sample_ticks`] with the camera that flies `shots` in each line (no
-/// shots: the lines as [`sample_ticks`] gives them).
+/// [`sample_ticks_live`] with the camera that flies `shots` in each line
+/// (no shots: the lines as [`sample_ticks_live`] gives them).
 pub fn sample_ticks_with_camera(
     animation: &CompiledAnimation,
     ticks: &[u32],
     seed: u64,
     shots: &[CameraShot],
-) -> Result<Vec<SampleLine>, SampleError> {
+    inputs: &SampleInputs,
+) -> Result<Vec<SampleLine>, LiveSampleError> {
     if shots.is_empty() {
-        return sample_ticks(animation, ticks, seed);
+        return sample_ticks_live(animation, ticks, seed, inputs);
     }
     let Some(&last) = ticks.iter().max() else {
         return Ok(Vec::new());
     };
     let every: Vec<u32> = (0..=last).collect();
-    let mut lines = sample_ticks(animation, &every, seed)?;
+    let mut lines = sample_ticks_live(animation, &every, seed, inputs)?;
     let mut flight = Flight::new(
         shots.to_vec(),
         LookDegrees::default(),

@@ -52,6 +52,9 @@ impl PlaybackState {
                 *left_ticks = left_ticks.saturating_sub(1);
                 if *left_ticks == 0 && !self.start_next_segment() {
                     outcome.end = Some(PlaybackEnd::Finished);
+                } else if matches!(self.phase, Phase::Hold { .. }) {
+                    // A held pose still follows the look.
+                    self.current.resolve(&mut self.frame, &self.roots);
                 }
             }
             Phase::Transition {
@@ -97,6 +100,7 @@ impl PlaybackState {
         // plan), events (node origins), ends (transitions) and the first
         // tick sample as usual.
         let quiet = self.schedule.is_some()
+            && self.current.live.is_none()
             && self.current.is_position_pure()
             && !step.cycle_started
             && !step.loop_completed
@@ -180,13 +184,14 @@ impl PlaybackState {
                         continue; // cannot happen: every reference was looked up at start
                     };
                     let seed = self.segment_seed();
-                    let next = Playing::new(
+                    let mut next = Playing::new(
                         animation,
                         &playable,
                         &self.union.ids,
                         PlayMode::OneCycle,
                         seed,
                     );
+                    next.set_live_inputs(&self.live_inputs);
                     // Matched participants stay where they were placed.
                     if !self.partner_matched {
                         self.yaw

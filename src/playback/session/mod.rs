@@ -26,6 +26,7 @@
 
 pub mod advance;
 pub mod due;
+pub mod observe;
 pub mod pose;
 pub mod prepare;
 #[cfg(test)]
@@ -40,14 +41,17 @@ use crate::anim::DisplayTransform;
 use crate::format::node::{NodeKind, Participant, Space};
 use crate::format::settings::StopConditions;
 use crate::format::{EmoteFile, EmoteId};
+use crate::playback::live::LiveInputs;
 use crate::playback::playing::{
     CycleSchedule, InFlight, Phase, PlayableAnimation, Playing, SpaceRoots,
 };
+use crate::playback::schedule::Tolerance;
 use crate::playback::sequence::Segment;
 use crate::playback::YawFollower;
 
 pub use advance::{PlaybackEnd, TickOutcome};
 pub use due::{DueCommand, DueSource};
+pub use observe::WorldView;
 pub use pose::{NodeUpdate, PlanCache};
 pub use prepare::{prepare, PlayRefusal, PlayRequest, Prepared, TwoPlayerPlan};
 
@@ -173,6 +177,12 @@ pub struct PlaybackState {
     /// schedule drew it, and nothing else needed it. `frame` and
     /// `current.pose` are then stale until [`PlaybackState::refresh_pose`].
     pub stale_pose: Option<(u32, SpaceRoots)>,
+    /// What the solvers were last fed ([`PlaybackState::observe_live`]);
+    /// each segment starts with it.
+    pub live_inputs: LiveInputs,
+    /// How far a node a solver moves may be drawn from its solved pose
+    /// before it is sent again (the planner's tolerance).
+    pub live_tolerance: Tolerance,
 }
 
 impl PlaybackState {

@@ -13,7 +13,7 @@ use super::PlaybackState;
 use crate::anim::DisplayTransform;
 use crate::library::CompiledAnimation;
 use crate::playback::playing::{CycleSchedule, InFlight, SpaceRoots};
-use crate::playback::schedule::{update_at, DisplayUpdate, Planner, Tolerance};
+use crate::playback::schedule::{pose_error, update_at, DisplayUpdate, Planner, Tolerance};
 
 /// How many node-ticks (display nodes × timeline ticks) may be planned in
 /// one server tick; about 3 ms on the 2-core machine, sampling included.
@@ -92,6 +92,7 @@ impl PlaybackState {
             self.schedule = None;
             self.plan_pending = true;
         }
+        self.live_tolerance = cache.tolerance;
         if !self.plan_pending || self.roots.mirror {
             return;
         }
@@ -181,7 +182,9 @@ impl PlaybackState {
                         let Some(&union) = self.current.rig_to_union.get(rig_index) else {
                             continue;
                         };
-                        if !self.union.has_display(union) {
+                        // Nodes a solver moves go per tick.
+                        let planned = self.current.planned.get(union).copied().unwrap_or(false);
+                        if !self.union.has_display(union) || !planned {
                             continue;
                         }
                         let scene = self.scene_nodes.get(union).copied().unwrap_or(false);
@@ -206,9 +209,10 @@ impl PlaybackState {
                         self.last_sent[union] = Some(transform);
                     }
                 }
-                // Nodes the playing Animation lacks stay hidden, per tick.
-                let covered = Arc::clone(&self.current.covers);
-                self.per_tick_updates(yaw, scene_yaw, Some(&covered), out);
+                // Nodes the playing Animation lacks stay hidden, and the
+                // nodes its solvers move follow them, per tick.
+                let planned = Arc::clone(&self.current.planned);
+                self.per_tick_updates(yaw, scene_yaw, Some(&planned), out);
                 return;
             }
             // The root turned mid-cycle (or the clock jumped): per tick
@@ -217,6 +221,14 @@ impl PlaybackState {
             self.refresh_pose();
         }
         self.per_tick_updates(yaw, scene_yaw, None, out);
+    }
+
+    /// True when an active solver of the playing Animation may move union
+    /// node `union`.
+    fn is_solved(&self, union: usize) -> bool {
+        self.current.live.is_some()
+            && self.current.covers.get(union).copied().unwrap_or(false)
+            && !self.current.planned.get(union).copied().unwrap_or(true)
     }
 
     /// The per-tick policy, for every node (or only those `skip` leaves out).
@@ -247,6 +259,15 @@ impl PlaybackState {
             };
             if self.last_sent[union] == Some(transform) {
                 continue;
+            }
+            // A node a solver moves (a head that follows the mouse moves a
+            // little every tick) goes out when it is off by more than the
+            // tolerance.
+            if let (Some(last), true) = (self.last_sent[union], self.is_solved(union)) {
+                let error = pose_error(&last.to_matrix(), &transform.to_matrix());
+                if transform.scale != Vec3::ZERO && self.live_tolerance.accepts(error) {
+                    continue;
+                }
             }
             self.last_sent[union] = Some(transform);
             self.in_flight[union] = None;

@@ -15,6 +15,7 @@ use crate::format::node::{NodeKind, Space};
 use crate::format::sequence::{Participants, Step};
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
+use crate::playback::live::LiveInputs;
 use crate::playback::playing::{
     mirror_id, Phase, PlayMode, PlayableAnimation, Playing, SpaceRoots,
 };
@@ -253,6 +254,8 @@ pub fn prepare(
             cycle_started: false,
             plan_pending: false,
             stale_pose: None,
+            live_inputs: LiveInputs::default(),
+            live_tolerance: Default::default(),
         },
         two_player,
     })

@@ -322,7 +322,7 @@ fn a_two_player_sequence_unites_both_branches_and_copies_initiator_nodes() {
     assert!(state.queue.is_empty(), "branches resolve at the match");
     // handshake_shake has no partner nodes: its initiator nodes get
     // partner copies, in the partner's space; its scene node none.
-    for node in ["arm_r", "head", "body"] {
+    for node in ["shoulder_r", "forearm_r", "hand_r", "head", "body"] {
         let copy = mirror_id(node);
         let index = state.union.ids.iter().position(|i| *i == copy);
         let index = index.unwrap_or_else(|| panic!("{copy} in {:?}", state.union.ids));

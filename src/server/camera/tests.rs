@@ -597,7 +597,7 @@ fn both_players_of_a_handshake_see_a_two_shot_and_both_get_their_view_back() {
     let bobs = s.app.world.get::<EmoteCamera>(bob).expect("bob's camera");
     assert_eq!((bobs.filming, bobs.role), (alice, Participant::Partner));
     // Each camera looks at the point between them, side-on.
-    let middle = (at + DVec3::new(0.0, 1.0, 0.6)).as_vec3();
+    let middle = (at + DVec3::new(0.0, 1.0, 0.4)).as_vec3();
     for player in [alice, bob] {
         let camera = s
             .app
