@@ -143,7 +143,8 @@ fn a_second_player_joins_the_offer_and_both_play_the_matched_branch() {
         "no clickable join: {offer}"
     );
 
-    // Bob was placed "^ ^ ^1.2" from alice's spot (she faces +Z), turned "~180".
+    // Bob was placed "^ ^ ^0.8" from alice's spot (she faces +Z), turned
+    // "~180": he stood 0.7 block from it, too far to stay where he was.
     let spot = alice.spawn().expect("spawned");
     let placed = bob
         .events
@@ -156,7 +157,7 @@ fn a_second_player_joins_the_offer_and_both_play_the_matched_branch() {
         .expect("bob's position after the match");
     assert!((placed.x - spot.x).abs() < 0.05, "{placed:?}");
     assert!(
-        (placed.z - (spot.z + 1.2)).abs() < 0.05,
+        (placed.z - (spot.z + 0.8)).abs() < 0.05,
         "{placed:?} (teleports {:?})",
         teleports(&bob)
     );
@@ -170,13 +171,14 @@ fn a_second_player_joins_the_offer_and_both_play_the_matched_branch() {
     // the partner copies of the mirrored Animations.
     let seen = alice.display_ids();
     assert_eq!(seen.len(), bob.display_ids().len());
-    // offer: 6 items + prompt; shake adds deal_text; the copies: 6 items.
-    assert_eq!(seen.len(), 6 + 1 + 1 + 6, "{}", alice.describe());
-    // Some display was drawn around bob (1.2 blocks in front of alice).
+    // offer: 7 items (the right arm in two, to bend at the elbow) +
+    // prompt; shake adds deal_text; the copies: 7 items.
+    assert_eq!(seen.len(), 7 + 1 + 1 + 7, "{}", alice.describe());
+    // Some display was drawn around bob (0.8 block in front of alice).
     let near_bob = seen.iter().any(|id| {
         display_updates(&alice, *id)
             .iter()
-            .any(|(matrix, scale)| scale.length() > 0.01 && (matrix.w_axis.z - 1.2).abs() < 0.6)
+            .any(|(matrix, scale)| scale.length() > 0.01 && (matrix.w_axis.z - 0.8).abs() < 0.4)
     });
     assert!(near_bob, "no partner copy was shown at bob's place");
     // Skin-bound nodes wear their participant's head: alice's own nodes

@@ -18,6 +18,17 @@ pub fn bone_form(
     compiled: &CompiledAnimation,
     file: &AnimationFile,
 ) -> Result<Option<BoneForm>, SampleError> {
+    bone_form_with(compiled, file, &mut |_, _| {})
+}
+
+/// [`bone_form`], with `after_step(tick, pose)` called on every tick's
+/// pose before its joints are read (where playback's solvers bend it, so
+/// a modded viewer gets the solved body).
+pub fn bone_form_with(
+    compiled: &CompiledAnimation,
+    file: &AnimationFile,
+    after_step: &mut dyn FnMut(u32, &mut Pose),
+) -> Result<Option<BoneForm>, SampleError> {
     let Some(binding) = BoneBinding::find(file, &compiled.rig) else {
         return Ok(None);
     };
@@ -29,6 +40,7 @@ pub fn bone_form(
     let mut tick_frames = Vec::new();
     for tick in 0..=duration_ticks {
         compiled.step(&mut state, tick, true, &mut pose)?;
+        after_step(tick, &mut pose);
         binding.frames(&pose, &mut tick_frames);
         frames.push(tick_frames.clone());
     }

@@ -151,6 +151,33 @@ pub fn place(
     }
 }
 
+/// How far from its placement a participant may stand and stay there, when
+/// the matched Animations reach for each other with IK, horizontally in
+/// blocks: the hands still meet (the IK closes the gap), and nobody is
+/// yanked a few tenths of a block. Farther, or 0.1 block above or below,
+/// the participant is moved onto the placement as before.
+pub const KEEP_OFFSET_BLOCKS: f64 = 0.35;
+
+/// Where a participant's body goes at the match: `placed`, or where they
+/// stand (`standing`, their feet; the placement's yaw and pitch kept) when
+/// `ik_closes_gaps` and they stand within [`KEEP_OFFSET_BLOCKS`] of it.
+/// The flag says whether they must be moved.
+pub fn settle(placed: Placed, standing: DVec3, ik_closes_gaps: bool) -> (Placed, bool) {
+    let d = standing - placed.position;
+    let near = (d.x * d.x + d.z * d.z).sqrt() <= KEEP_OFFSET_BLOCKS && d.y.abs() <= 0.1;
+    if ik_closes_gaps && near {
+        (
+            Placed {
+                position: standing,
+                ..placed
+            },
+            false,
+        )
+    } else {
+        (placed, true)
+    }
+}
+
 /// A participant's root in the emote frame of a playback whose root is at
 /// `root` turned to `root_yaw_degrees` (world = root + R_y(−yaw) · local).
 pub fn root_in_emote_frame(placed: &Placed, root: DVec3, root_yaw_degrees: f32) -> Mat4 {
@@ -271,6 +298,30 @@ mod tests {
             pitch: Angle::Relative(0.0),
         };
         assert!((place(&left, DVec3::ZERO, 0.0, 0.0).position - DVec3::X).length() < 1e-9);
+    }
+
+    #[test]
+    fn a_participant_near_the_placement_stays_when_ik_closes_the_gap() {
+        let placed = Placed {
+            position: DVec3::new(0.5, 65.0, 1.3),
+            yaw_degrees: 180.0,
+            pitch_degrees: 0.0,
+        };
+        let aside = DVec3::new(0.8, 65.0, 1.3);
+        let (kept, moved) = settle(placed, aside, true);
+        assert!(!moved);
+        assert_eq!(kept.position, aside);
+        assert_eq!(kept.yaw_degrees, 180.0, "the body faces as placed");
+        // Without IK, or too far, or on another level: moved as placed.
+        assert_eq!(settle(placed, aside, false), (placed, true));
+        assert_eq!(
+            settle(placed, DVec3::new(0.5, 65.0, 1.7), true),
+            (placed, true)
+        );
+        assert_eq!(
+            settle(placed, DVec3::new(0.5, 65.5, 1.3), true),
+            (placed, true)
+        );
     }
 
     #[test]

@@ -322,7 +322,12 @@ pub struct OnOffChoiceRequest {
 /// seated, so their look steers the camera instead of turning the emote,
 /// and their clicks do nothing.
 #[derive(Component, Clone, Copy, Debug, Default)]
-pub struct CameraFlying;
+pub struct CameraFlying {
+    /// Where the camera's eye was last tick, in the world (`None` before
+    /// its first flight): the player's look-at faces it, so they look into
+    /// their own shot.
+    pub eye: Option<DVec3>,
+}
 
 /// Registers every event of this module. Each feature plugin that reads or
 /// writes one calls [`add_shared_events`], so any subset of

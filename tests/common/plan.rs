@@ -102,6 +102,10 @@ impl Plan {
     pub fn move_to(self, x: f64, y: f64, z: f64) -> Plan {
         self.step(json!({"move_to": [x, y, z]}))
     }
+    /// [`Plan::move_to`], stopping within `tolerance` blocks of (x, z).
+    pub fn move_to_within(self, x: f64, y: f64, z: f64, tolerance: f64) -> Plan {
+        self.step(json!({"move_to": [x, y, z], "tolerance": tolerance}))
+    }
     /// mineflayer controls: forward, back, left, right, jump, sprint, sneak.
     pub fn set_control(self, control: &str, state: bool) -> Plan {
         self.step(json!({"set_control": {control: state}}))

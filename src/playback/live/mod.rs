@@ -79,6 +79,24 @@ impl Default for LiveInputs {
     }
 }
 
+/// The bone form of `compiled` (built from `file`) with its solvers fed
+/// `inputs` on every tick of the cycle, the participants placed by
+/// `roots`: the solved body a modded viewer plays on the player's own
+/// model (the look held as it is now).
+pub fn solved_bone_form(
+    compiled: &crate::library::CompiledAnimation,
+    file: &crate::format::AnimationFile,
+    inputs: &LiveInputs,
+    roots: &SpaceRoots,
+) -> Result<Option<crate::library::bones::BoneForm>, crate::anim::SampleError> {
+    let mut live = LiveRig::new(inputs.clone());
+    let spaces: Vec<Space> = compiled.runtime.nodes.iter().map(|n| n.space).collect();
+    let solvers = &compiled.runtime.solvers;
+    crate::library::bones::bone_form_with(compiled, file, &mut |_, pose| {
+        live.solve(solvers, &compiled.rig, &spaces, pose, roots);
+    })
+}
+
 /// What one participant's solvers carry from tick to tick.
 #[derive(Clone, Debug, Default)]
 struct Carried {

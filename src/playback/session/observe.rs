@@ -6,7 +6,7 @@
 use glam::{Affine3A, DVec3, Mat4, Quat, Vec3};
 
 use super::PlaybackState;
-use crate::anim::solve::{LookAngles, LookSource};
+use crate::anim::solve::{Effector, LookAngles, LookSource};
 use crate::playback::live::{LiveInputs, ParticipantInputs};
 
 /// What the server sees of one participant, in the world.
@@ -42,6 +42,20 @@ impl PlaybackState {
     /// True when the Animation playing now has solvers to feed.
     pub fn has_solvers(&self) -> bool {
         self.current.live.is_some()
+    }
+
+    /// True when an Animation it may play reaches for the other
+    /// participant with IK (a handshake), so a small offset from the
+    /// placement is closed by the arms ([`crate::playback::partner::settle`]).
+    pub fn reaches_for_partner(&self) -> bool {
+        self.animations.values().any(|a| {
+            a.compiled
+                .runtime
+                .solvers
+                .ik
+                .iter()
+                .any(|ik| matches!(ik.effector, Effector::Partner(_)))
+        })
     }
 
     /// True when its look-at faces the nearest player (the server then

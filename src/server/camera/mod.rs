@@ -331,7 +331,7 @@ fn start_cameras(
                 restart: false,
                 cut_to: None,
             },
-            CameraFlying,
+            CameraFlying::default(),
         ));
     }
 }
@@ -354,6 +354,7 @@ type FlyingPlayers<'w, 's> = Query<
         Option<&'static IdleWatch>,
         Option<&'static BoneViewer>,
         Option<&'static EmotePartner>,
+        Option<&'static mut CameraFlying>,
     ),
 >;
 
@@ -395,6 +396,7 @@ fn fly_cameras(
         idle,
         modded,
         partner,
+        flying,
     ) in &mut players
     {
         let still = filmed(player, partner, &playbacks) == Some((camera.filming, camera.role));
@@ -475,6 +477,9 @@ fn fly_cameras(
                 player,
                 &frame.pose,
             ));
+        }
+        if let Some(mut flying) = flying {
+            flying.eye = Some(frame.pose.eye.as_dvec3());
         }
         let moving = camera.cut_to.unwrap_or(camera.camera);
         if let Ok((mut feet, mut entity_look, mut head_yaw)) = cameras.get_mut(moving) {

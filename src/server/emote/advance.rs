@@ -8,8 +8,9 @@ use valence::prelude::*;
 use super::active::*;
 use super::send::*;
 use super::stop::*;
+use crate::playback::partner::EYE_HEIGHT as EYE_HEIGHT_BLOCKS;
 use crate::playback::playing::wall_tick;
-use crate::playback::session::{DueCommand, NodeUpdate, PlaybackEnd};
+use crate::playback::session::{DueCommand, NodeUpdate, PlaybackEnd, WorldView};
 use crate::server::events::{
     CameraFlying, EmoteCommandEvent, EmoteEndedEvent, EndReason, PlayerDamagedEvent,
 };
@@ -102,6 +103,67 @@ pub(super) type PlayingPlayers<'w, 's> = Query<
     With<Client>,
 >;
 
+/// What the solvers read of every player: their look, feet, world and
+/// emote camera.
+pub(super) type SolverViews<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static Look,
+        &'static Position,
+        &'static VisibleChunkLayer,
+        Option<&'static CameraFlying>,
+    ),
+    With<Client>,
+>;
+
+/// Players farther than this are not looked at by a `nearest_player`
+/// look-at, blocks.
+pub(super) const NEAREST_PLAYER_BLOCKS: f64 = 8.0;
+
+/// Feeds a playback's solvers this tick's views of its participants: the
+/// initiator's look (and the eye of the camera filming them), the matched
+/// partner's, and the nearest other player's eyes when its look-at wants
+/// them.
+fn feed_solvers(player: Entity, playback: &mut ActiveEmote, views: &SolverViews) {
+    if !playback.state.has_solvers() {
+        return;
+    }
+    let view_of = |entity: Entity| -> Option<WorldView> {
+        let (_, look, _, _, flying) = views.get(entity).ok()?;
+        Some(WorldView {
+            look_yaw_degrees: look.yaw,
+            look_pitch_degrees: look.pitch,
+            face_point: flying.and_then(|f| f.eye),
+            nearest_eyes: None,
+        })
+    };
+    let Some(mut initiator) = view_of(player) else {
+        return;
+    };
+    if playback.state.looks_at_nearest_player() {
+        if let Ok((_, _, feet, world, _)) = views.get(player) {
+            let mut nearest: Option<(f64, DVec3)> = None;
+            for (other_player, _, other, other_world, _) in views.iter() {
+                let distance = other.0.distance(feet.0);
+                if other_player == player
+                    || other_world.0 != world.0
+                    || distance > NEAREST_PLAYER_BLOCKS
+                {
+                    continue;
+                }
+                if nearest.is_none_or(|(d, _)| distance < d) {
+                    nearest = Some((distance, other.0 + DVec3::Y * EYE_HEIGHT_BLOCKS));
+                }
+            }
+            initiator.nearest_eyes = nearest.map(|(_, eyes)| eyes);
+        }
+    }
+    let partner = playback.partner().and_then(view_of);
+    playback.state.observe_live(&initiator, partner.as_ref());
+}
+
 /// Buffers [`advance_emotes`] reuses from tick to tick.
 #[derive(Default)]
 pub(super) struct TickBuffers {
@@ -123,6 +185,7 @@ pub(super) fn advance_emotes(
     server: Res<Server>,
     simulated: Option<Res<SimulatedWallClock>>,
     mut buffers: Local<TickBuffers>,
+    views: SolverViews,
 ) {
     let wall = simulated.map_or_else(wall_tick, |c| c.start_tick + now_tick(&server));
     plans.0.begin_tick();
@@ -135,6 +198,7 @@ pub(super) fn advance_emotes(
             end = Some(EndReason::Condition(reason));
         }
         if end.is_none() {
+            feed_solvers(player, playback, &views);
             let outcome = playback.state.advance(wall, due);
             send_due(playback, player, due, &mut commands_out);
             if let (Some(duo), Some(completed)) = (&mut playback.duo, outcome.cycle_completed) {

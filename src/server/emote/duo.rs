@@ -298,14 +298,29 @@ pub fn run_offers(
                 };
                 let origin = playback.state.root_position();
                 let root_yaw = playback.state.root_yaw_degrees();
-                let me_placed = place(&duo.participants.initiator, origin, root_yaw, look.pitch);
-                let them_placed = place(&duo.participants.partner, origin, root_yaw, look.pitch);
-                position.set(me_placed.position);
-                look.yaw = me_placed.yaw_degrees;
-                look.pitch = me_placed.pitch_degrees;
-                p_pos.set(them_placed.position);
-                p_look.yaw = them_placed.yaw_degrees;
-                p_look.pitch = them_placed.pitch_degrees;
+                // Players within a few tenths of their places stay put when
+                // the arms close the gap (IK); others are moved there.
+                let ik = playback.state.reaches_for_partner();
+                let (me_placed, move_me) = settle(
+                    place(&duo.participants.initiator, origin, root_yaw, look.pitch),
+                    position.0,
+                    ik,
+                );
+                let (them_placed, move_them) = settle(
+                    place(&duo.participants.partner, origin, root_yaw, look.pitch),
+                    p_pos.0,
+                    ik,
+                );
+                if move_me {
+                    position.set(me_placed.position);
+                    look.yaw = me_placed.yaw_degrees;
+                    look.pitch = me_placed.pitch_degrees;
+                }
+                if move_them {
+                    p_pos.set(them_placed.position);
+                    p_look.yaw = them_placed.yaw_degrees;
+                    p_look.pitch = them_placed.pitch_degrees;
+                }
                 let roots = SpaceRoots {
                     initiator: root_in_emote_frame(&me_placed, origin, root_yaw),
                     partner: Some(root_in_emote_frame(&them_placed, origin, root_yaw)),

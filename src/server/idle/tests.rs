@@ -304,7 +304,7 @@ fn a_look_that_steers_an_emote_camera_is_not_activity() {
     s.app
         .world
         .entity_mut(s.player)
-        .insert(crate::server::events::CameraFlying);
+        .insert(crate::server::events::CameraFlying::default());
     s.send_look(120.0);
     s.ticks(3);
     assert_eq!(quiet_since(&s), before, "steering the camera");

@@ -39,10 +39,12 @@ use valence::prelude::*;
 
 use super::animation_channel::AnimationChannelClient;
 use super::{kept, EmotecraftClient, Reach, RelayedStreams};
-use crate::format::EmoteId;
+use crate::anim::solve::LookAngles;
+use crate::format::{EmoteFile, EmoteId};
 use crate::modded::emotecraft::animation::BoneAnimation;
 use crate::modded::emotecraft::bones::{bone_animation, emote_uuid, stream_packet};
 use crate::modded::emotecraft::stop_packet;
+use crate::playback::live::solved_bone_form;
 use crate::server::config::Config;
 use crate::server::emote::ActiveEmote;
 use crate::server::emote_library::{ClientEmotes, EmoteLibrary};
@@ -74,6 +76,48 @@ pub struct StreamedEmote {
     pub animation: EmoteId,
     /// The UUID its STREAM named.
     pub uuid: Uuid,
+    /// The look (relative to the body) its solved pose was sampled with,
+    /// for an Animation with solvers.
+    pub look: Option<LookAngles>,
+    /// The server tick it was streamed at.
+    pub at_tick: i64,
+}
+
+/// A look that moved this far from the one a STREAM was solved with sends
+/// the emote again, solved with the new look, degrees.
+pub(super) const RESTREAM_LOOK_DEGREES: f32 = 15.0;
+
+/// At most one STREAM of the same emote per this many ticks.
+pub(super) const RESTREAM_MIN_TICKS: i64 = 20;
+
+/// The angle between two looks, the larger of yaw and pitch, degrees.
+fn look_change_degrees(a: Option<LookAngles>, b: Option<LookAngles>) -> f32 {
+    let (a, b) = (a.unwrap_or_default(), b.unwrap_or_default());
+    (a.yaw - b.yaw)
+        .abs()
+        .max((a.pitch - b.pitch).abs())
+        .to_degrees()
+}
+
+/// The bone animation of a playback whose Animation has solvers: solved
+/// with the inputs it has now (the look held), so modded viewers see the
+/// head turned as vanilla viewers do.
+fn solved_animation(library: &EmoteLibrary, active: &ActiveEmote) -> Option<Arc<BoneAnimation>> {
+    let id = active.state.current_animation();
+    let loaded = library.0.get(id.as_str())?;
+    loaded.bones.as_ref()?;
+    let (EmoteFile::Animation(file), Some(compiled)) = (&*loaded.file, &loaded.compiled) else {
+        return None;
+    };
+    let form = solved_bone_form(
+        compiled,
+        file,
+        &active.state.live_inputs,
+        &active.state.roots,
+    )
+    .ok()
+    .flatten()?;
+    Some(Arc::new(bone_animation(&form, emote_uuid(id.as_str()))))
 }
 
 /// The Emotecraft clients the server's emotes stream to: those not on
@@ -130,19 +174,39 @@ pub(super) fn stream_server_emotes(
     for (player, uuid, position, layer, active, streamed) in &players {
         // A modded player's own emote reaches modded viewers as they sent
         // it (the relay), not again from here.
-        let playing = active
-            .filter(|a| a.is_bone_drawn() && client_emotes.0.get(a.emote().as_str()).is_none())
-            .map(|a| a.state.current_animation());
-        if streamed.map(|s| &s.animation) == playing {
+        let active = active
+            .filter(|a| a.is_bone_drawn() && client_emotes.0.get(a.emote().as_str()).is_none());
+        let playing = active.map(|a| a.state.current_animation());
+        let solved = active.filter(|a| a.state.has_solvers());
+        let look = solved.and_then(|a| a.state.live_inputs.initiator.look);
+        // The same Animation streams on, unless its solved head turned far
+        // from what was streamed (sent again from the tick it reached).
+        let turned = streamed.is_some_and(|s| {
+            solved.is_some()
+                && look_change_degrees(s.look, look) > RESTREAM_LOOK_DEGREES
+                && now - s.at_tick >= RESTREAM_MIN_TICKS
+        });
+        if streamed.map(|s| &s.animation) == playing && !turned {
             continue;
         }
-        let wanted = playing.and_then(|id| Some((id, animations.get(&library, id)?)));
+        let wanted = playing.and_then(|id| {
+            let animation = match solved {
+                Some(active) => solved_animation(&library, active),
+                None => animations.get(&library, id),
+            };
+            Some((id, animation?))
+        });
+        let start_tick = if turned {
+            solved.and_then(|a| a.state.position_ticks).unwrap_or(0) as i32
+        } else {
+            0
+        };
         let around = modded_viewers(&viewers, player, position.0, layer.0, reach);
         // What the others get, and what the player gets if modded: the
         // same, with the player's copy forced (the server ends it).
         let mut to_others = Vec::new();
         let mut to_player = Vec::new();
-        if let Some(old) = streamed {
+        if let Some(old) = streamed.filter(|_| !turned) {
             if wanted.is_none() {
                 let mut stop = stop_packet(old.uuid, uuid.0);
                 to_others.push(stop.write());
@@ -153,7 +217,7 @@ pub(super) fn stream_server_emotes(
         }
         match wanted {
             Some((id, animation)) => {
-                let mut packet = stream_packet(&animation, 0, uuid.0);
+                let mut packet = stream_packet(&animation, start_tick, uuid.0);
                 if let Some(mut stream) = kept(&packet, now) {
                     stream.server_emote = true;
                     stream.sent_to.extend(around.iter().copied());
@@ -165,6 +229,8 @@ pub(super) fn stream_server_emotes(
                 commands.entity(player).insert(StreamedEmote {
                     animation: id.clone(),
                     uuid: animation.uuid,
+                    look,
+                    at_tick: now,
                 });
             }
             // An emote without a bone form: nothing to do unless one streamed.
