@@ -269,7 +269,7 @@ fn sample(
     if path.extension().is_some_and(|e| e == "anim") {
         return sample_clip(path, ticks);
     }
-    print_or_fail(emoted::playback::live::sample::sample_file(
+    print_or_fail(emoted::playback::camera::sample::sample_file(
         path, ticks, seed, live,
     ))
 }

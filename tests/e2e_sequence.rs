@@ -47,7 +47,12 @@ fn a_linear_sequence_plays_its_segments_with_a_transition_between() {
         .expect("copy");
     }
     emotes.write("sit_short.json", SEQUENCE);
-    let mut server = Server::start_with(&[emotes.path()]);
+    // No emote camera: the poses are held to `emoted sample`'s, whose
+    // head follows a straight look, not a camera's eye.
+    let config_dir = TempDir::new("sequence-config");
+    let config = config_dir.write("emoted.toml", "[camera]\nenabled = false\n");
+    let config = config.to_string_lossy().into_owned();
+    let mut server = Server::start_with_args(&[emotes.path()], &["--config", &config]);
     let run = server
         .bot("sitter")
         .wait_spawn()

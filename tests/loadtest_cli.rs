@@ -162,8 +162,9 @@ fn open_wheels_opens_a_wheel_for_every_viewer_and_sends_them() {
 
 #[test]
 fn cameras_fly_for_every_player_and_their_moves_are_counted() {
-    let without = loadtest(&["--breakdown"]);
-    let with = loadtest(&["--cameras", "--breakdown"]);
+    // The guitar: no body, so no head turning to face a camera's eye.
+    let without = loadtest(&["--emote", "example:guitar", "--breakdown"]);
+    let with = loadtest(&["--emote", "example:guitar", "--cameras", "--breakdown"]);
     assert!(without.get("cameras_flying").is_none(), "{without}");
     // Six players play, each steering its own camera.
     assert_eq!(with["cameras_flying"], 6, "{with}");

@@ -13,6 +13,7 @@ pub mod idle;
 pub mod live;
 pub mod partner;
 pub mod playing;
+pub mod roots;
 pub mod schedule;
 pub mod sequence;
 pub mod session;

@@ -11,7 +11,10 @@ use glam::{Mat4, Vec3};
 use super::clearance::OpenAir;
 use super::flight::{Flight, FlightSettings, LookDegrees, Scene};
 use super::shot::Framing;
-use crate::format::camera::CameraShot;
+use std::path::Path;
+
+use crate::format::camera::{CameraSetting, CameraShot};
+use crate::format::{read_emote_file, EmoteFile, Problem};
 use crate::library::sample::{CameraSample, SampleLine};
 use crate::library::CompiledAnimation;
 use crate::playback::live::sample::{sample_ticks_live, LiveSampleError, SampleInputs};
@@ -71,4 +74,43 @@ pub fn sample_ticks_with_camera(
         .iter()
         .filter_map(|t| lines.get(*t as usize).cloned())
         .collect())
+}
+
+/// `emoted sample FILE`: reads, validates and compiles an Animation and
+/// samples it at `ticks` with the live inputs (and its camera, when it
+/// writes its shots); on failure, the lines to print, each naming the
+/// file.
+pub fn sample_file(
+    path: &Path,
+    ticks: &[u32],
+    seed: u64,
+    inputs: &SampleInputs,
+) -> Result<Vec<SampleLine>, Vec<String>> {
+    let named = |problems: &[Problem]| -> Vec<String> {
+        problems
+            .iter()
+            .map(|p| format!("{}: {p}", path.display()))
+            .collect()
+    };
+    let report = read_emote_file(path);
+    let Some(file) = report.file else {
+        return Err(named(&report.problems));
+    };
+    let EmoteFile::Animation(animation) = file else {
+        return Err(vec![format!(
+            "{}: `sample` takes an Animation, not a Sequence",
+            path.display()
+        )]);
+    };
+    let compiled = CompiledAnimation::compile(&animation).map_err(|p| named(&p))?;
+    let shots = match &animation.metadata.camera {
+        CameraSetting::Shots(shots) => shots.as_slice(),
+        CameraSetting::ServerDefault | CameraSetting::Off => &[],
+    };
+    sample_ticks_with_camera(&compiled, ticks, seed, shots, inputs).map_err(|e| {
+        vec![match e {
+            LiveSampleError::Sample(e) => format!("{}: playback would stop: {e}", path.display()),
+            LiveSampleError::Input(e) => format!("{}: {e}", path.display()),
+        }]
+    })
 }

@@ -10,8 +10,8 @@
 //! nodes on a copy of the same animated pose ([`LiveRig::partner_pose`]),
 //! so the two bodies of a handshake bend each toward the other. The
 //! server gives points in the **emote frame** (the initiator's root frame
-//! before the root's yaw, [`crate::playback::session`]); each participant's
-//! root in that frame comes from [`SpaceRoots`].
+//! before the root's yaw); each participant's root in that frame comes
+//! from [`SpaceRoots`].
 //!
 //! Per tick, for each participant: the look-at turns toward its source
 //! (the own look; the camera's eye while an emote camera films, so the
@@ -22,10 +22,9 @@
 //! stand at); the springs step in the world, placed by
 //! [`LiveInputs::emote_to_world`].
 //!
-//! The solvers never run while a cycle is planned ahead
-//! ([`crate::playback::playing::Playing::plan_cycle`] samples without
-//! them): the nodes they move are sent per tick, every other node still
-//! by the plan.
+//! The solvers never run while a cycle is planned ahead (the playing
+//! Animation plans on a copy without them): the nodes they move are sent
+//! per tick, every other node still by the plan.
 
 pub mod sample;
 #[cfg(test)]
@@ -37,7 +36,7 @@ use crate::anim::pose::{NodePose, Pose};
 use crate::anim::solve::{Effector, LookAngles, LookSource, Solvers, SpringState, TwoBoneChain};
 use crate::anim::Rig;
 use crate::format::node::Space;
-use crate::playback::playing::SpaceRoots;
+use crate::playback::roots::SpaceRoots;
 
 /// What the server observed of one participant this tick, for the
 /// solvers.

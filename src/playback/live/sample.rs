@@ -7,19 +7,14 @@
 //! With none of them, and a file without solvers, the samples are
 //! exactly [`sample_ticks`]'.
 
-use std::path::Path;
-
 use glam::{Affine3A, Quat, Vec3};
 
 use super::{LiveInputs, LiveRig, ParticipantInputs};
 use crate::anim::solve::LookAngles;
 use crate::anim::SampleError;
-use crate::format::camera::CameraSetting;
-use crate::format::{read_emote_file, EmoteFile, Problem};
 use crate::library::sample::{sample_ticks, sample_ticks_with, SampleLine};
 use crate::library::CompiledAnimation;
-use crate::playback::camera::sample::sample_ticks_with_camera;
-use crate::playback::playing::SpaceRoots;
+use crate::playback::roots::SpaceRoots;
 
 /// One point of a `--path`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -184,45 +179,6 @@ pub fn sample_ticks_live(
         live.solve(solvers, &animation.rig, &spaces, pose, &SpaceRoots::SOLO);
     })?;
     Ok(lines)
-}
-
-/// `emoted sample FILE`: reads, validates and compiles an Animation and
-/// samples it at `ticks` with the live inputs (and its camera, when it
-/// writes its shots); on failure, the lines to print, each naming the
-/// file.
-pub fn sample_file(
-    path: &Path,
-    ticks: &[u32],
-    seed: u64,
-    inputs: &SampleInputs,
-) -> Result<Vec<SampleLine>, Vec<String>> {
-    let named = |problems: &[Problem]| -> Vec<String> {
-        problems
-            .iter()
-            .map(|p| format!("{}: {p}", path.display()))
-            .collect()
-    };
-    let report = read_emote_file(path);
-    let Some(file) = report.file else {
-        return Err(named(&report.problems));
-    };
-    let EmoteFile::Animation(animation) = file else {
-        return Err(vec![format!(
-            "{}: `sample` takes an Animation, not a Sequence",
-            path.display()
-        )]);
-    };
-    let compiled = CompiledAnimation::compile(&animation).map_err(|p| named(&p))?;
-    let shots = match &animation.metadata.camera {
-        CameraSetting::Shots(shots) => shots.as_slice(),
-        CameraSetting::ServerDefault | CameraSetting::Off => &[],
-    };
-    sample_ticks_with_camera(&compiled, ticks, seed, shots, inputs).map_err(|e| {
-        vec![match e {
-            LiveSampleError::Sample(e) => format!("{}: playback would stop: {e}", path.display()),
-            LiveSampleError::Input(e) => format!("{}: {e}", path.display()),
-        }]
-    })
 }
 
 /// Either a refused input or a playback that would stop.

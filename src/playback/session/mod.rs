@@ -27,6 +27,8 @@
 pub mod advance;
 pub mod due;
 pub mod observe;
+#[cfg(test)]
+mod observe_tests;
 pub mod pose;
 pub mod prepare;
 #[cfg(test)]
