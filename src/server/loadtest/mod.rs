@@ -35,6 +35,8 @@
 //!   clients and reports their bytes apart ([`modded`]);
 //! - `--cameras` flies the emote camera of every playing client, each
 //!   steering it with its look (`steering`); without it there is none.
+//! - `--looks` has every playing client look around (`steering`), so the
+//!   heads of emotes with a look-at follow their mouse.
 //!
 //! Keep-alives are disabled (no client would answer them), and the wall
 //! clock `server_sync` emotes follow is the tick counter (ticks run back to
@@ -304,7 +306,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     });
 
     let players: Vec<Entity> = entities.iter().take(options.playbacks).copied().collect();
-    if options.cameras {
+    if options.cameras || options.looks {
         steering::confirm_positions(&mut app, &players);
     }
     // Start the playbacks over the warm-up, shuffled with the seed.
@@ -373,6 +375,8 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     for tick in 0..options.ticks {
         if options.cameras {
             steering::steer(&mut app, &players, tick);
+        } else if options.looks {
+            steering::look_around(&mut app, &players, tick);
         }
         if options.open_wheels {
             for client in entities.iter().take(options.viewers) {

@@ -74,6 +74,12 @@ pub struct LoadtestOptions {
     /// movement handling, so nothing is sent back but the camera's moves).
     #[arg(long)]
     pub cameras: bool,
+    /// Every playing client looks around while it plays (its yaw sweeps
+    /// ±45° every 4 s, its pitch ±15° every 3 s), as a player moves the
+    /// mouse: the heads of emotes with a look-at follow (issue 30's
+    /// solvers at work). Without the camera, unless `--cameras` too.
+    #[arg(long)]
+    pub looks: bool,
 }
 
 impl Default for LoadtestOptions {
@@ -97,6 +103,7 @@ impl Default for LoadtestOptions {
             open_wheels: false,
             modded_fraction: 0.0,
             cameras: false,
+            looks: false,
         }
     }
 }

@@ -1,6 +1,7 @@
-//! `--cameras`: the playing clients steer their emote cameras as players
-//! do, with their mouse. Each sends, every tick, the look packet a vanilla
-//! client sends while seated, turning a quarter turn a second; the packets
+//! `--cameras` and `--looks`: the playing clients move their mouse as
+//! players do. With `--cameras` each steers its emote camera, sending
+//! every tick the look packet a vanilla client sends while seated, turning
+//! a quarter turn a second; with `--looks` each looks around. The packets
 //! go into valence's own event stream, so its movement handling takes
 //! them (after the join's position is confirmed, as a client confirms
 //! it) and nothing comes back to the client but what the camera sends.
@@ -59,6 +60,23 @@ pub(super) fn steer(app: &mut App, clients: &[Entity], tick: u32) {
             pitch: 10.0,
             on_ground: true,
         };
+        if let Some(event) = packet_event(*client, &look) {
+            app.world.send_event(event);
+        }
+    }
+}
+
+/// `--looks`: each of `clients` looks where a player looking around
+/// would at measured tick `tick` (yaw ±45° every 4 s, pitch ±15° every
+/// 3 s, round facing +Z).
+pub(super) fn look_around(app: &mut App, clients: &[Entity], tick: u32) {
+    let phase = |period_ticks: f32| (tick as f32 / period_ticks * std::f32::consts::TAU).sin();
+    let look = LookAndOnGroundC2s {
+        yaw: 45.0 * phase(80.0),
+        pitch: 15.0 * phase(60.0),
+        on_ground: true,
+    };
+    for client in clients {
         if let Some(event) = packet_event(*client, &look) {
             app.world.send_event(event);
         }
