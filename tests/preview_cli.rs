@@ -423,3 +423,39 @@ fn a_clip_previews_as_the_emote_it_plays_as() {
         run.stderr
     );
 }
+
+#[test]
+fn the_live_inputs_bend_the_drawn_body() {
+    // The wave's head follows --look; --look 0,0 is the file as written.
+    let file = emote("wave.json");
+    let plain = sheet(&file, &[10], &[], "live-plain");
+    let straight = sheet(&file, &[10], &["--look", "0,0"], "live-straight");
+    let turned = sheet(&file, &[10], &["--look", "60,0"], "live-turned");
+    assert!(plain == straight, "--look 0,0 draws the file");
+    assert!(plain != turned, "--look 60,0 turns the head");
+    // The template's right hand reaching up moves the arm.
+    let template = emote("humanoid_template.json");
+    let rest = sheet(&template, &[0], &[], "live-rest");
+    let reach = sheet(
+        &template,
+        &[0],
+        &["--reach", "hand_r=-0.3,1.9,0.3"],
+        "live-reach",
+    );
+    assert!(rest != reach);
+    // A bad input fails naming the file and the rule.
+    let bad = preview(&[
+        file.to_str().expect("utf-8"),
+        "--reach",
+        "tail=0,1,2",
+        "-o",
+        "/dev/null",
+    ]);
+    assert!(!bad.success);
+    assert!(
+        bad.stderr
+            .contains("wave.json: --reach: `tail` is not a node"),
+        "{}",
+        bad.stderr
+    );
+}
