@@ -203,14 +203,7 @@ impl Playing {
         self.compiled
             .step(&mut self.molang, position_ticks, advancing, &mut self.pose)?;
         if let Some(live) = &mut self.live {
-            let compiled = &self.compiled;
-            live.solve(
-                &compiled.runtime.solvers,
-                &compiled.rig,
-                &self.spaces,
-                &mut self.pose,
-                roots,
-            );
+            live.solve(&self.compiled, &mut self.pose, roots);
         }
         self.frame_of_pose(roots, frame);
         Ok(())
@@ -220,14 +213,7 @@ impl Playing {
     /// held pose), into `frame`; nothing without solvers.
     pub fn resolve(&mut self, frame: &mut [Option<Mat4>], roots: &SpaceRoots) {
         if let Some(live) = &mut self.live {
-            let compiled = &self.compiled;
-            live.resolve(
-                &compiled.runtime.solvers,
-                &compiled.rig,
-                &self.spaces,
-                &mut self.pose,
-                roots,
-            );
+            live.resolve(&self.compiled, &mut self.pose, roots);
             self.frame_of_pose(roots, frame);
         }
     }

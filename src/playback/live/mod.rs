@@ -33,9 +33,9 @@ mod tests;
 use glam::{Affine3A, Mat4, Vec3};
 
 use crate::anim::pose::{NodePose, Pose};
-use crate::anim::solve::{Effector, LookAngles, LookSource, Solvers, SpringState, TwoBoneChain};
-use crate::anim::Rig;
+use crate::anim::solve::{Effector, LookAngles, LookSource, SpringState, TwoBoneChain};
 use crate::format::node::Space;
+use crate::library::CompiledAnimation;
 use crate::playback::roots::SpaceRoots;
 
 /// What the server observed of one participant this tick, for the
@@ -83,16 +83,14 @@ impl Default for LiveInputs {
 /// `roots`: the solved body a modded viewer plays on the player's own
 /// model (the look held as it is now).
 pub fn solved_bone_form(
-    compiled: &crate::library::CompiledAnimation,
+    compiled: &CompiledAnimation,
     file: &crate::format::AnimationFile,
     inputs: &LiveInputs,
     roots: &SpaceRoots,
 ) -> Result<Option<crate::library::bones::BoneForm>, crate::anim::SampleError> {
     let mut live = LiveRig::new(inputs.clone());
-    let spaces: Vec<Space> = compiled.runtime.nodes.iter().map(|n| n.space).collect();
-    let solvers = &compiled.runtime.solvers;
     crate::library::bones::bone_form_with(compiled, file, &mut |_, pose| {
-        live.solve(solvers, &compiled.rig, &spaces, pose, roots);
+        live.solve(compiled, pose, roots);
     })
 }
 
@@ -153,44 +151,29 @@ impl LiveRig {
     /// Solves `pose`, just sampled, in place (and the partner's copy when
     /// `roots.mirror`), remembering the animated pose for
     /// [`Self::resolve`].
-    pub fn solve(
-        &mut self,
-        solvers: &Solvers,
-        rig: &Rig,
-        spaces: &[Space],
-        pose: &mut Pose,
-        roots: &SpaceRoots,
-    ) {
+    pub fn solve(&mut self, animation: &CompiledAnimation, pose: &mut Pose, roots: &SpaceRoots) {
         self.animated.clear();
         self.animated.extend_from_slice(&pose.nodes);
-        self.solve_again(solvers, rig, spaces, pose, roots);
+        self.solve_again(animation, pose, roots);
     }
 
     /// Solves the animated pose of the last [`Self::solve`] again with this
     /// tick's inputs (a held pose still follows the look).
-    pub fn resolve(
-        &mut self,
-        solvers: &Solvers,
-        rig: &Rig,
-        spaces: &[Space],
-        pose: &mut Pose,
-        roots: &SpaceRoots,
-    ) {
+    pub fn resolve(&mut self, animation: &CompiledAnimation, pose: &mut Pose, roots: &SpaceRoots) {
         if self.animated.len() != pose.nodes.len() {
             return;
         }
         pose.nodes.copy_from_slice(&self.animated);
-        self.solve_again(solvers, rig, spaces, pose, roots);
+        self.solve_again(animation, pose, roots);
     }
 
-    fn solve_again(
-        &mut self,
-        solvers: &Solvers,
-        rig: &Rig,
-        spaces: &[Space],
-        pose: &mut Pose,
-        roots: &SpaceRoots,
-    ) {
+    fn solve_again(&mut self, animation: &CompiledAnimation, pose: &mut Pose, roots: &SpaceRoots) {
+        let solve = Solve {
+            animation,
+            roots,
+            emote_to_world: &self.inputs.emote_to_world,
+            animated: &self.animated,
+        };
         let mirrored = roots.mirror && roots.partner.is_some();
         let initiator = Side {
             root: roots.initiator,
@@ -202,20 +185,10 @@ impl LiveRig {
             reach: &self.inputs.reach,
             copy: false,
         };
-        solve_side(
-            solvers,
-            rig,
-            spaces,
-            roots,
-            &self.inputs.emote_to_world,
-            &self.animated,
-            pose,
-            &initiator,
-            &mut self.initiator,
-        );
+        solve.side(pose, &initiator, &mut self.initiator);
         self.partner_pose = match roots.partner.filter(|_| mirrored) {
             Some(partner_root) => {
-                let mut copy = Pose::new(rig);
+                let mut copy = Pose::new(&animation.rig);
                 copy.nodes.copy_from_slice(&self.animated);
                 let side = Side {
                     root: partner_root,
@@ -224,17 +197,7 @@ impl LiveRig {
                     reach: &[],
                     copy: true,
                 };
-                solve_side(
-                    solvers,
-                    rig,
-                    spaces,
-                    roots,
-                    &self.inputs.emote_to_world,
-                    &self.animated,
-                    &mut copy,
-                    &side,
-                    &mut self.partner,
-                );
+                solve.side(&mut copy, &side, &mut self.partner);
                 Some(copy.nodes)
             }
             None => None,
@@ -242,113 +205,129 @@ impl LiveRig {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn solve_side(
-    solvers: &Solvers,
-    rig: &Rig,
-    spaces: &[Space],
-    roots: &SpaceRoots,
-    emote_to_world: &Affine3A,
-    animated: &[NodePose],
-    pose: &mut Pose,
-    side: &Side<'_>,
-    carried: &mut Carried,
-) {
-    // The frame a node of this body is posed in: its space's root, or for
-    // the partner's copy of a mirrored Animation the partner's root.
-    let frame_of = |index: usize| -> Option<Mat4> {
-        if side.copy {
-            return Some(side.root);
-        }
-        match spaces.get(index)? {
-            Space::Scene => Some(Mat4::IDENTITY),
-            Space::Initiator => Some(roots.initiator),
-            Space::Partner => roots.partner,
-        }
-    };
-    let in_emote_frame = |nodes: &[NodePose], index: usize| -> Option<Vec3> {
-        let local: Vec3 = nodes.get(index)?.matrix.translation.into();
-        Some(frame_of(index)?.transform_point3(local))
-    };
-    // The other participant's node, animated (mirrored Animations), or a
-    // node of the other space of this file.
-    let theirs = |index: usize, own_space: Option<&Space>| -> Option<Vec3> {
-        match side.other {
-            Some((root, nodes)) => {
-                let local: Vec3 = nodes.get(index)?.matrix.translation.into();
-                Some(root.transform_point3(local))
+/// What every participant's solve of a tick shares.
+struct Solve<'a> {
+    /// The Animation: its solvers, rig and node spaces.
+    animation: &'a CompiledAnimation,
+    roots: &'a SpaceRoots,
+    emote_to_world: &'a Affine3A,
+    /// The pose as the tracks gave it.
+    animated: &'a [NodePose],
+}
+
+impl Solve<'_> {
+    /// Solves one participant's body `pose` in place.
+    fn side(&self, pose: &mut Pose, side: &Side<'_>, carried: &mut Carried) {
+        let Solve {
+            animation,
+            roots,
+            emote_to_world,
+            animated,
+        } = *self;
+        let (solvers, rig) = (&animation.runtime.solvers, &animation.rig);
+        let space_of = |index: usize| animation.runtime.nodes.get(index).map(|n| n.space);
+        // The frame a node of this body is posed in: its space's root, or for
+        // the partner's copy of a mirrored Animation the partner's root.
+        let frame_of = |index: usize| -> Option<Mat4> {
+            if side.copy {
+                return Some(side.root);
             }
-            None if !side.copy && spaces.get(index) != own_space => in_emote_frame(animated, index),
-            None => None,
-        }
-    };
-    if let Some((chain, source)) = &solvers.look_at {
-        if let (Some(&eye_node), Some(frame)) = (
-            chain.nodes.last(),
-            chain.nodes.first().and_then(|&n| frame_of(n)),
-        ) {
-            let to_chain = frame.inverse();
-            let eye = in_emote_frame(&pose.nodes, eye_node).unwrap_or_default();
-            let towards =
-                |point: Vec3| LookAngles::towards(to_chain.transform_vector3(point - eye));
-            let own_look = side.inputs.look.unwrap_or_default();
-            let wanted = match side.inputs.face_point {
-                Some(point) => towards(point),
-                None => match source {
-                    LookSource::OwnLook => own_look,
-                    LookSource::Partner => {
-                        theirs(eye_node, spaces.get(eye_node)).map_or(own_look, towards)
-                    }
-                    LookSource::NearestPlayer => side.inputs.nearest_eyes.map_or(own_look, towards),
-                    LookSource::Node(i) => in_emote_frame(animated, *i).map_or(own_look, towards),
-                },
-            };
-            let wanted = chain.clamp(wanted);
-            let look = match carried.look {
-                Some(last) => last.approach(wanted, chain.smoothing),
-                None => wanted,
-            };
-            carried.look = Some(look);
-            chain.apply(pose, rig, look);
-        }
-    }
-    let reach = |chain: &TwoBoneChain, pose: &mut Pose, target: Option<Vec3>| {
-        if let (Some(target), Some(frame)) = (target, frame_of(chain.root)) {
-            chain.reach(pose, rig, frame.inverse().transform_point3(target));
-        }
-    };
-    for ik in &solvers.ik {
-        let given = side
-            .reach
-            .iter()
-            .find(|(end, _)| *end == ik.chain.end)
-            .map(|(_, p)| *p);
-        let target = given.or_else(|| match ik.effector {
-            Effector::None => None,
-            Effector::Node(i) => in_emote_frame(&pose.nodes, i),
-            Effector::Point(p) => frame_of(ik.chain.root).map(|f| f.transform_point3(p)),
-            // Both ends meet halfway between where the animation put them.
-            Effector::Partner(i) => {
-                let other = theirs(i, spaces.get(ik.chain.root))?;
-                Some((in_emote_frame(animated, ik.chain.end)? + other) / 2.0)
+            match space_of(index)? {
+                Space::Scene => Some(Mat4::IDENTITY),
+                Space::Initiator => Some(roots.initiator),
+                Space::Partner => roots.partner,
             }
-        });
-        reach(&ik.chain, pose, target);
-    }
-    for &(end, point) in side.reach {
-        if !solvers.ik.iter().any(|ik| ik.chain.end == end) {
-            if let Some(chain) = TwoBoneChain::of_end(rig, end) {
-                reach(&chain, pose, Some(point));
+        };
+        let in_emote_frame = |nodes: &[NodePose], index: usize| -> Option<Vec3> {
+            let local: Vec3 = nodes.get(index)?.matrix.translation.into();
+            Some(frame_of(index)?.transform_point3(local))
+        };
+        // The other participant's node, animated (mirrored Animations), or a
+        // node of the other space of this file.
+        let theirs = |index: usize, own_space: Option<Space>| -> Option<Vec3> {
+            match side.other {
+                Some((root, nodes)) => {
+                    let local: Vec3 = nodes.get(index)?.matrix.translation.into();
+                    Some(root.transform_point3(local))
+                }
+                None if !side.copy && space_of(index) != own_space => {
+                    in_emote_frame(animated, index)
+                }
+                None => None,
+            }
+        };
+        if let Some((chain, source)) = &solvers.look_at {
+            if let (Some(&eye_node), Some(frame)) = (
+                chain.nodes.last(),
+                chain.nodes.first().and_then(|&n| frame_of(n)),
+            ) {
+                let to_chain = frame.inverse();
+                let eye = in_emote_frame(&pose.nodes, eye_node).unwrap_or_default();
+                let towards =
+                    |point: Vec3| LookAngles::towards(to_chain.transform_vector3(point - eye));
+                let own_look = side.inputs.look.unwrap_or_default();
+                let wanted = match side.inputs.face_point {
+                    Some(point) => towards(point),
+                    None => match source {
+                        LookSource::OwnLook => own_look,
+                        LookSource::Partner => {
+                            theirs(eye_node, space_of(eye_node)).map_or(own_look, towards)
+                        }
+                        LookSource::NearestPlayer => {
+                            side.inputs.nearest_eyes.map_or(own_look, towards)
+                        }
+                        LookSource::Node(i) => {
+                            in_emote_frame(animated, *i).map_or(own_look, towards)
+                        }
+                    },
+                };
+                let wanted = chain.clamp(wanted);
+                let look = match carried.look {
+                    Some(last) => last.approach(wanted, chain.smoothing),
+                    None => wanted,
+                };
+                carried.look = Some(look);
+                chain.apply(pose, rig, look);
             }
         }
-    }
-    if carried.springs.len() != solvers.springs.len() {
-        carried.springs = vec![SpringState::default(); solvers.springs.len()];
-    }
-    for (spring, state) in solvers.springs.iter().zip(&mut carried.springs) {
-        if let Some(frame) = frame_of(spring.node) {
-            let body = *emote_to_world * Affine3A::from_mat4(frame);
-            spring.step(state, pose, rig, &body);
+        let reach = |chain: &TwoBoneChain, pose: &mut Pose, target: Option<Vec3>| {
+            if let (Some(target), Some(frame)) = (target, frame_of(chain.root)) {
+                chain.reach(pose, rig, frame.inverse().transform_point3(target));
+            }
+        };
+        for ik in &solvers.ik {
+            let given = side
+                .reach
+                .iter()
+                .find(|(end, _)| *end == ik.chain.end)
+                .map(|(_, p)| *p);
+            let target = given.or_else(|| match ik.effector {
+                Effector::None => None,
+                Effector::Node(i) => in_emote_frame(&pose.nodes, i),
+                Effector::Point(p) => frame_of(ik.chain.root).map(|f| f.transform_point3(p)),
+                // Both ends meet halfway between where the animation put them.
+                Effector::Partner(i) => {
+                    let other = theirs(i, space_of(ik.chain.root))?;
+                    Some((in_emote_frame(animated, ik.chain.end)? + other) / 2.0)
+                }
+            });
+            reach(&ik.chain, pose, target);
+        }
+        for &(end, point) in side.reach {
+            if !solvers.ik.iter().any(|ik| ik.chain.end == end) {
+                if let Some(chain) = TwoBoneChain::of_end(rig, end) {
+                    reach(&chain, pose, Some(point));
+                }
+            }
+        }
+        if carried.springs.len() != solvers.springs.len() {
+            carried.springs = vec![SpringState::default(); solvers.springs.len()];
+        }
+        for (spring, state) in solvers.springs.iter().zip(&mut carried.springs) {
+            if let Some(frame) = frame_of(spring.node) {
+                let body = *emote_to_world * Affine3A::from_mat4(frame);
+                spring.step(state, pose, rig, &body);
+            }
         }
     }
 }

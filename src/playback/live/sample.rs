@@ -165,7 +165,6 @@ pub fn sample_ticks_live(
         .look_degrees
         .map(|[yaw, pitch]| LookAngles::from_degrees(yaw, pitch));
     let mut live = LiveRig::new(LiveInputs::default());
-    let spaces: Vec<_> = animation.runtime.nodes.iter().map(|n| n.space).collect();
     let lines = sample_ticks_with(animation, ticks, seed, &mut |tick, pose| {
         live.inputs = LiveInputs {
             emote_to_world: inputs.body_at(tick),
@@ -176,7 +175,7 @@ pub fn sample_ticks_live(
             partner: ParticipantInputs::default(),
             reach: reach.clone(),
         };
-        live.solve(solvers, &animation.rig, &spaces, pose, &SpaceRoots::SOLO);
+        live.solve(animation, pose, &SpaceRoots::SOLO);
     })?;
     Ok(lines)
 }

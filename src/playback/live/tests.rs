@@ -30,13 +30,11 @@ fn compiled(file_name: &str) -> CompiledAnimation {
 fn the_camera_eye_wins_over_the_look_and_a_held_pose_follows_it() {
     let wave = compiled("wave.json");
     let rig = &wave.rig;
-    let spaces: Vec<_> = wave.runtime.nodes.iter().map(|n| n.space).collect();
     let head = rig.node_index("head").expect("head");
     let mut pose = crate::anim::Pose::new(rig);
     let mut state = wave.new_molang_state(0);
     wave.begin_cycle(&mut state, 0).expect("begins");
     wave.step(&mut state, 0, true, &mut pose).expect("samples");
-    let solvers = &wave.runtime.solvers;
     // The camera stands 3 blocks to the left (+X) at eye height: the head
     // turns left, whatever the mouse says.
     let mut live = LiveRig::new(LiveInputs {
@@ -47,7 +45,7 @@ fn the_camera_eye_wins_over_the_look_and_a_held_pose_follows_it() {
         },
         ..LiveInputs::default()
     });
-    live.solve(solvers, rig, &spaces, &mut pose, &SpaceRoots::SOLO);
+    live.solve(&wave, &mut pose, &SpaceRoots::SOLO);
     let forward = pose.nodes[head].matrix.transform_vector3(Vec3::Z);
     let yaw = (-forward.x).atan2(forward.z).to_degrees();
     assert!((yaw + 70.0).abs() < 0.5, "left, up to the 70° limit: {yaw}");
@@ -56,7 +54,7 @@ fn the_camera_eye_wins_over_the_look_and_a_held_pose_follows_it() {
         look: Some(LookAngles::from_degrees(30.0, 0.0)),
         ..ParticipantInputs::default()
     };
-    live.resolve(solvers, rig, &spaces, &mut pose, &SpaceRoots::SOLO);
+    live.resolve(&wave, &mut pose, &SpaceRoots::SOLO);
     let forward = pose.nodes[head].matrix.transform_vector3(Vec3::Z);
     let yaw = (-forward.x).atan2(forward.z).to_degrees();
     assert!((yaw - (-70.0 + 100.0 * 0.5)).abs() < 0.5, "{yaw}");
@@ -65,8 +63,10 @@ fn the_camera_eye_wins_over_the_look_and_a_held_pose_follows_it() {
 #[test]
 fn two_handshaking_bodies_meet_halfway_off_their_placement() {
     let shake = compiled("handshake_shake.json");
+    // The same Animation without its solvers.
+    let mut unsolved = compiled("handshake_shake.json");
+    unsolved.runtime.solvers = crate::anim::solve::Solvers::default();
     let rig = &shake.rig;
-    let spaces: Vec<_> = shake.runtime.nodes.iter().map(|n| n.space).collect();
     let hand = rig.node_index("hand_r").expect("hand_r");
     // The file's placement is 0.8 block in front, facing back; this
     // partner stands off it by `(side, away)`.
@@ -86,18 +86,7 @@ fn two_handshaking_bodies_meet_halfway_off_their_placement() {
         shake.step(&mut state, 5, true, &mut pose).expect("samples");
         let mut live = LiveRig::new(LiveInputs::default());
         let animated = pose.nodes.clone();
-        let empty = crate::anim::solve::Solvers::default();
-        live.solve(
-            if solve {
-                &shake.runtime.solvers
-            } else {
-                &empty
-            },
-            rig,
-            &spaces,
-            &mut pose,
-            &roots,
-        );
+        live.solve(if solve { &shake } else { &unsolved }, &mut pose, &roots);
         let mine: Vec3 = pose.nodes[hand].matrix.translation.into();
         let theirs_local: Vec3 = live
             .partner_pose()
