@@ -11,7 +11,7 @@ mod common;
 
 use common::emotecraft::*;
 use common::{display_updates, unturned_head, BotRun, Event, Server, TempDir};
-use glam::{Mat4, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use serde_json::json;
 
 /// A server with the bundled emotes and no emote camera.
@@ -116,22 +116,93 @@ fn a_turned_look_turns_the_head_for_vanilla_and_modded_viewers() {
     );
 }
 
-/// A display's world transform (its spawn point plus its transformation)
-/// at its last update at or before `t`.
-fn world_at(run: &BotRun, id: i32, t: u64) -> Option<Mat4> {
+/// One transformation a display was sent, as the client keeps it.
+#[derive(Clone, Copy)]
+struct Sent {
+    t_ms: u64,
+    translation: Vec3,
+    left: Quat,
+    scale: Vec3,
+    right: Quat,
+    duration_ticks: u32,
+}
+
+impl Sent {
+    fn lerp(&self, to: &Sent, f: f32) -> Sent {
+        Sent {
+            translation: self.translation.lerp(to.translation, f),
+            left: self.left.slerp(to.left, f),
+            scale: self.scale.lerp(to.scale, f),
+            right: self.right.slerp(to.right, f),
+            ..*to
+        }
+    }
+
+    fn matrix(&self) -> Mat4 {
+        Mat4::from_translation(self.translation)
+            * Mat4::from_quat(self.left)
+            * Mat4::from_scale(self.scale)
+            * Mat4::from_quat(self.right)
+    }
+}
+
+/// What a client draws of display `id` at `t_ms` (its spawn point plus
+/// its transformation): each update is interpolated over its
+/// `interpolation_duration` (50 ms a tick) from what was drawn when it
+/// came, as a 1.20.1 client does.
+fn world_at(run: &BotRun, id: i32, t_ms: u64) -> Option<Mat4> {
     let spawn = run.spawned().into_iter().find(|s| s.entity_id == id)?;
     let at = Vec3::new(spawn.x as f32, spawn.y as f32, spawn.z as f32);
-    let metas = run.metadata_of(id);
-    let updates = display_updates(run, id);
-    // display_updates has one entry per metadata carrying an interpolation
-    // start, in order: pair them with those metadata's times.
-    let times: Vec<u64> = metas
-        .iter()
-        .filter(|m| m.int("start_interpolation").is_some())
-        .map(|m| m.t)
-        .collect();
-    let index = times.iter().rposition(|time| *time <= t)?;
-    Some(Mat4::from_translation(at) * updates.get(index)?.0)
+    let v = |a: [f64; 3]| Vec3::new(a[0] as f32, a[1] as f32, a[2] as f32);
+    let q = |a: [f64; 4]| Quat::from_xyzw(a[0] as f32, a[1] as f32, a[2] as f32, a[3] as f32);
+    let mut kept = Sent {
+        t_ms: 0,
+        translation: Vec3::ZERO,
+        left: Quat::IDENTITY,
+        scale: Vec3::ONE,
+        right: Quat::IDENTITY,
+        duration_ticks: 0,
+    };
+    let mut sent = Vec::new();
+    for meta in run.metadata_of(id) {
+        if let Some(a) = meta.vec3("translation") {
+            kept.translation = v(a);
+        }
+        if let Some(a) = meta.vec3("scale") {
+            kept.scale = v(a);
+        }
+        if let Some(a) = meta.quat("left_rotation") {
+            kept.left = q(a);
+        }
+        if let Some(a) = meta.quat("right_rotation") {
+            kept.right = q(a);
+        }
+        if let Some(d) = meta.int("interpolation_duration") {
+            kept.duration_ticks = d as u32;
+        }
+        if meta.int("start_interpolation").is_some() {
+            sent.push(Sent {
+                t_ms: meta.t,
+                ..kept
+            });
+        }
+    }
+    let progress = |update: &Sent, t: u64| {
+        let span = u64::from(update.duration_ticks.max(1)) * 50;
+        (t.saturating_sub(update.t_ms) as f32 / span as f32).min(1.0)
+    };
+    // Each update starts from what the one before had reached.
+    let mut running: Option<(Sent, Sent)> = None;
+    for update in sent.iter().filter(|u| u.t_ms <= t_ms) {
+        let from = match running {
+            Some((from, before)) => from.lerp(&before, progress(&before, update.t_ms)),
+            None => *update,
+        };
+        running = Some((from, *update));
+    }
+    let (from, update) = running?;
+    let drawn = from.lerp(&update, progress(&update, t_ms));
+    Some(Mat4::from_translation(at) * drawn.matrix())
 }
 
 /// The skull's owner of a skin-bound display.

@@ -10,6 +10,7 @@ mod molang_eval;
 mod pack;
 mod sample_tracks;
 mod schedule;
+mod solvers;
 mod wheel;
 
 criterion::criterion_main!(
@@ -19,5 +20,6 @@ criterion::criterion_main!(
     pack::benches,
     sample_tracks::benches,
     schedule::benches,
+    solvers::benches,
     wheel::benches
 );

@@ -26,6 +26,7 @@
 
 pub mod advance;
 pub mod due;
+pub mod live_updates;
 pub mod observe;
 #[cfg(test)]
 mod observe_tests;
@@ -185,6 +186,9 @@ pub struct PlaybackState {
     /// How far a node a solver moves may be drawn from its solved pose
     /// before it is sent again (the planner's tolerance).
     pub live_tolerance: Tolerance,
+    /// Per union node a solver moves, its exact transformation last tick
+    /// (its motion leads the next update, [`live_updates`]).
+    pub live_previous: Vec<Option<DisplayTransform>>,
 }
 
 impl PlaybackState {

@@ -13,7 +13,7 @@ use super::PlaybackState;
 use crate::anim::DisplayTransform;
 use crate::library::CompiledAnimation;
 use crate::playback::playing::{CycleSchedule, InFlight, SpaceRoots};
-use crate::playback::schedule::{pose_error, update_at, DisplayUpdate, Planner, Tolerance};
+use crate::playback::schedule::{update_at, DisplayUpdate, Planner, Tolerance};
 
 /// How many node-ticks (display nodes × timeline ticks) may be planned in
 /// one server tick; about 3 ms on the 2-core machine, sampling included.
@@ -212,7 +212,7 @@ impl PlaybackState {
                 // Nodes the playing Animation lacks stay hidden, and the
                 // nodes its solvers move follow them, per tick.
                 let planned = Arc::clone(&self.current.planned);
-                self.per_tick_updates(yaw, scene_yaw, Some(&planned), out);
+                self.per_tick_updates(yaw, scene_yaw, Some(&planned), now, out);
                 return;
             }
             // The root turned mid-cycle (or the clock jumped): per tick
@@ -220,15 +220,7 @@ impl PlaybackState {
             self.schedule = None;
             self.refresh_pose();
         }
-        self.per_tick_updates(yaw, scene_yaw, None, out);
-    }
-
-    /// True when an active solver of the playing Animation may move union
-    /// node `union`.
-    fn is_solved(&self, union: usize) -> bool {
-        self.current.live.is_some()
-            && self.current.covers.get(union).copied().unwrap_or(false)
-            && !self.current.planned.get(union).copied().unwrap_or(true)
+        self.per_tick_updates(yaw, scene_yaw, None, now, out);
     }
 
     /// The per-tick policy, for every node (or only those `skip` leaves out).
@@ -237,6 +229,7 @@ impl PlaybackState {
         yaw: Quat,
         scene_yaw: Quat,
         skip: Option<&[bool]>,
+        now: i64,
         out: &mut Vec<NodeUpdate>,
     ) {
         for union in 0..self.union.len() {
@@ -257,17 +250,13 @@ impl PlaybackState {
                     ..self.last_sent[union].unwrap_or(DisplayTransform::IDENTITY)
                 },
             };
-            if self.last_sent[union] == Some(transform) {
+            if transform.scale != Vec3::ZERO && self.is_solved(union) {
+                out.extend(self.solved_update(union, transform, now));
                 continue;
             }
-            // A node a solver moves (a head that follows the mouse moves a
-            // little every tick) goes out when it is off by more than the
-            // tolerance.
-            if let (Some(last), true) = (self.last_sent[union], self.is_solved(union)) {
-                let error = pose_error(&last.to_matrix(), &transform.to_matrix());
-                if transform.scale != Vec3::ZERO && self.live_tolerance.accepts(error) {
-                    continue;
-                }
+            self.live_previous[union] = None;
+            if self.last_sent[union] == Some(transform) {
+                continue;
             }
             self.last_sent[union] = Some(transform);
             self.in_flight[union] = None;

@@ -256,6 +256,7 @@ pub fn prepare(
             stale_pose: None,
             live_inputs: LiveInputs::default(),
             live_tolerance: Default::default(),
+            live_previous: vec![None; union_len],
         },
         two_player,
     })

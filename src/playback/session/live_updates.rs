@@ -1,0 +1,81 @@
+//! The display updates of nodes a solver moves ([`crate::playback::live`]):
+//! their future depends on what players do, so no plan covers them, and a
+//! head that follows the mouse moves a little every tick. Each tick the
+//! exact solved transformation is held against what clients draw now (the
+//! last update, interpolated if it is still running); within the
+//! tolerance nothing goes out. Otherwise the update leads: it aims
+//! [`LEAD_TICKS`] ahead along the node's motion over the last tick and
+//! asks clients to take that long, so a node moving steadily (a hand
+//! following a swaying grip, a turning head) is drawn along its path and
+//! sent again only when its motion changes.
+
+use super::{NodeUpdate, PlaybackState};
+use crate::anim::DisplayTransform;
+use crate::playback::playing::InFlight;
+use crate::playback::schedule::pose_error;
+
+/// How far ahead a solved node's update aims, ticks.
+pub const LEAD_TICKS: u32 = 4;
+
+impl PlaybackState {
+    /// True when an active solver of the playing Animation may move union
+    /// node `union`.
+    pub(super) fn is_solved(&self, union: usize) -> bool {
+        self.current.live.is_some()
+            && self.current.covers.get(union).copied().unwrap_or(false)
+            && !self.current.planned.get(union).copied().unwrap_or(true)
+    }
+
+    /// What clients draw of union node `union` at server tick `now`.
+    fn drawn_at(&self, union: usize, now: i64) -> Option<DisplayTransform> {
+        match self.in_flight.get(union).copied().flatten() {
+            Some(flight) if flight.remaining_ticks(now) > 0 => {
+                let done = (now - flight.sent_tick) as f32 / flight.duration_ticks.max(1) as f32;
+                Some(flight.from.interpolate(&flight.to, done.clamp(0.0, 1.0)))
+            }
+            Some(flight) => Some(flight.to),
+            None => self.last_sent.get(union).copied().flatten(),
+        }
+    }
+
+    /// The update of a solved node whose exact transformation is `exact`
+    /// at server tick `now`, if clients draw it off by more than the
+    /// tolerance (module docs).
+    pub(super) fn solved_update(
+        &mut self,
+        union: usize,
+        exact: DisplayTransform,
+        now: i64,
+    ) -> Option<NodeUpdate> {
+        let previous = self.live_previous.get_mut(union)?.replace(exact);
+        let drawn = self.drawn_at(union, now);
+        if let Some(drawn) = drawn {
+            if drawn.scale != glam::Vec3::ZERO
+                && self
+                    .live_tolerance
+                    .accepts(pose_error(&drawn.to_matrix(), &exact.to_matrix()))
+            {
+                return None;
+            }
+        }
+        let (to, duration_ticks) = match previous {
+            Some(previous) => (
+                previous.interpolate(&exact, 1.0 + LEAD_TICKS as f32),
+                LEAD_TICKS,
+            ),
+            None => (exact, 1),
+        };
+        self.last_sent[union] = Some(to);
+        self.in_flight[union] = Some(InFlight {
+            from: drawn.unwrap_or(exact),
+            to,
+            sent_tick: now,
+            duration_ticks,
+        });
+        Some(NodeUpdate {
+            union,
+            transform: to,
+            duration_ticks,
+        })
+    }
+}
