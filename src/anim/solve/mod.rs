@@ -109,11 +109,10 @@ impl Solvers {
         if let Some((chain, _)) = &self.look_at {
             chain.nodes.iter().for_each(|&i| mark(i));
         }
-        for ik in &self.ik {
-            if ik.effector != Effector::None || extra_ends.contains(&ik.chain.end) {
-                mark(ik.chain.root);
-            }
+        for ik in self.ik.iter().filter(|ik| ik.effector != Effector::None) {
+            mark(ik.chain.root);
         }
+        // A declared chain is its end's parent and grandparent too.
         for &end in extra_ends {
             if let Some(chain) = TwoBoneChain::of_end(rig, end) {
                 mark(chain.root);
