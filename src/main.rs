@@ -531,11 +531,17 @@ fn serve(args: ServeArgs) -> ExitCode {
     app.insert_resource(emoted::server::EmoteFolders {
         roots: config.emotes.folders.clone(),
     });
+    // Both listeners show the motd and refuse logins once a stop began.
+    let gate = emoted::server::listener::ListenerGate::new(&config.server.motd);
+    app.insert_resource(emoted::server::listener::Listener(gate.clone()));
     let network = |connection_mode| NetworkSettings {
         connection_mode,
         address: config.server.address,
         max_players: config.server.max_players,
         tokio_handle: Some(runtime.handle().clone()),
+        callbacks: valence::network::ErasedNetworkCallbacks::new(
+            emoted::server::listener::EmotedCallbacks(gate.clone()),
+        ),
         ..Default::default()
     };
     let proxy = match config.server.connection_mode {
@@ -562,6 +568,7 @@ fn serve(args: ServeArgs) -> ExitCode {
                 mode,
                 address: config.server.address,
                 max_players: config.server.max_players,
+                listener: gate.clone(),
             })
             .add_plugins(DefaultPlugins.build().disable::<NetworkPlugin>())
             .add_plugins(GatewayPlugin);
@@ -577,6 +584,11 @@ fn serve(args: ServeArgs) -> ExitCode {
     for warning in warnings {
         tracing::warn!("{warning}");
     }
+    tracing::info!("{}", app.world.resource::<Config>().listening_line());
+    // SIGINT and SIGTERM stop the server cleanly (src/server/shutdown).
+    let requests = emoted::server::shutdown::ShutdownRequests::default();
+    emoted::server::shutdown::listen_for_signals(&runtime, requests.clone());
+    app.insert_resource(requests);
     emoted::server::run_schedules_on_one_thread(&mut app);
     app.run();
     ExitCode::SUCCESS

@@ -13,7 +13,7 @@ use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
 use crate::server::{
     camera, combat, commands, cull, dispatch, emote, feedback, idle, modded, reload, resource_pack,
-    skin, storage, tick_stats, wheel, world,
+    shutdown, skin, storage, tick_stats, wheel, world,
 };
 
 /// Every feature of emoted, each its own plugin, in this order:
@@ -38,6 +38,7 @@ use crate::server::{
 /// | [`modded::EmotecraftPlugin`] | Emotecraft's channel: its handshake, and STREAM and STOP relayed between modded players | `Update` |
 /// | [`wheel::EmoteWheelPlugin`] | the emote wheel: `/emote`, sneak + F, its clicks | `Update`, around `EmotePlaybackSet` |
 /// | [`tick_stats::TickStatsPlugin`] | a tick-rate line in the log every 200 ticks | `First`, `Last` |
+/// | [`shutdown::ShutdownPlugin`] | a stop request (a signal to `emoted serve`) ends every playback, tells every player, closes the store and exits | `Update`, `Last` |
 ///
 /// Insert [`Config`] (and [`EmoteFolders`](crate::server::emote_library::EmoteFolders))
 /// before adding the group to use your own; call
@@ -65,6 +66,7 @@ impl PluginGroup for EmotePlugins {
             .add(wheel::EmoteWheelPlugin)
             .add(modded::EmotecraftPlugin)
             .add(tick_stats::TickStatsPlugin)
+            .add(shutdown::ShutdownPlugin)
     }
 }
 

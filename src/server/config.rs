@@ -72,6 +72,28 @@ pub struct ServerSection {
     pub max_players: usize,
     /// Chunks sent around each player.
     pub view_distance: u8,
+    /// The line under the server in players' server lists.
+    pub motd: String,
+}
+
+impl Config {
+    /// The start-up line that says where players connect, and how.
+    pub fn listening_line(&self) -> String {
+        let mode = match self.server.connection_mode {
+            ConnectionModeSetting::Offline => "offline mode: no Mojang authentication",
+            ConnectionModeSetting::Online => "online mode",
+            ConnectionModeSetting::Bungeecord => {
+                "BungeeCord forwarding: players come through the proxy"
+            }
+            ConnectionModeSetting::Velocity => {
+                "Velocity forwarding: players come through the proxy"
+            }
+        };
+        format!(
+            "players connect to {} ({mode}), {} at once",
+            self.server.address, self.server.max_players
+        )
+    }
 }
 
 impl Default for ServerSection {
@@ -82,6 +104,7 @@ impl Default for ServerSection {
             velocity_secret: String::new(),
             max_players: 20,
             view_distance: 10,
+            motd: "An emoted server".to_owned(),
         }
     }
 }
@@ -366,6 +389,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_listening_line_says_where_and_how() {
+        let mut config = Config::default();
+        assert_eq!(
+            config.listening_line(),
+            "players connect to 0.0.0.0:25565 (offline mode: no Mojang authentication), 20 at once"
+        );
+        config.server.connection_mode = ConnectionModeSetting::Velocity;
+        assert!(config.listening_line().contains("Velocity forwarding"));
+    }
+
+    #[test]
     fn the_bundled_file_holds_the_defaults() {
         let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/config/emoted.toml"));
         let bundled = Config::load(path).expect("bundled config");
@@ -377,6 +411,7 @@ mod tests {
         );
         assert_eq!(bundled.server.max_players, defaults.server.max_players);
         assert_eq!(bundled.server.view_distance, defaults.server.view_distance);
+        assert_eq!(bundled.server.motd, defaults.server.motd);
         assert_eq!(bundled.emotes.folders, defaults.emotes.folders);
         assert_eq!(
             bundled.emotes.max_active_display_entities,

@@ -97,6 +97,8 @@ pub enum EndReason {
     /// An idle emote ([`crate::server::idle`]) ended because the player
     /// did something: what they did.
     NoLongerIdle(IdleWake),
+    /// The server is stopping ([`crate::server::shutdown`]).
+    ServerStopping,
 }
 
 impl EndReason {
@@ -149,6 +151,7 @@ impl EndReason {
             }
             EndReason::Reloaded { removed: true } => both("the emote was removed by a reload"),
             EndReason::NoLongerIdle(wake) => pair(wake.describe(), "your partner stopped idling"),
+            EndReason::ServerStopping => both("the server is stopping"),
             EndReason::Partner(what) => {
                 let (initiator, partner) = what.phrases();
                 (partner, initiator)

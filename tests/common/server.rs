@@ -125,6 +125,30 @@ impl Server {
         }
     }
 
+    /// Sends the server process `signal` ("TERM", "INT") as `kill` would.
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("kill runs");
+        assert!(status.success(), "kill -{signal} failed");
+    }
+
+    /// Waits up to `timeout` for the process to exit: its status, and
+    /// how long it took; `None` if it still runs.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<(std::process::ExitStatus, Duration)> {
+        let since = Instant::now();
+        while since.elapsed() < timeout {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                thread::sleep(Duration::from_millis(100)); // let the readers finish
+                return Some((status, since.elapsed()));
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
     /// `127.0.0.1:PORT`.
     pub fn address(&self) -> String {
         format!("127.0.0.1:{}", self.port)

@@ -28,6 +28,7 @@ use valence::{CompressionThreshold, MINECRAFT_VERSION, PROTOCOL_VERSION};
 use super::connection::{PlayerSlot, TcpConnection};
 use super::forwarding::{self, ForwardedPlayer, Refusal};
 use super::{GatewayShared, ProxyMode};
+use crate::server::listener::SHUTDOWN_MESSAGE;
 use valence::client::ClientBundleArgs;
 use valence::prelude::Ident;
 
@@ -107,7 +108,7 @@ async fn status(shared: &GatewayShared, io: &mut FrameIo) -> anyhow::Result<()> 
     let json = serde_json::json!({
         "version": {"name": MINECRAFT_VERSION, "protocol": PROTOCOL_VERSION},
         "players": {"online": shared.online(), "max": shared.max_players, "sample": []},
-        "description": {"text": "emoted"},
+        "description": {"text": shared.listener.motd()},
     });
     io.send(&QueryResponseS2c {
         json: &json.to_string(),
@@ -135,6 +136,9 @@ async fn login(
                 "Mismatched Minecraft version (server is on {MINECRAFT_VERSION})"
             ))
             .await;
+    }
+    if !shared.listener.is_open() {
+        return io.refuse(SHUTDOWN_MESSAGE.to_owned()).await;
     }
     let frame = io.next_frame().await.context("reading the login hello")?;
     let username = frame

@@ -44,6 +44,7 @@ use valence::client::{ClientBundle, ClientBundleArgs, SpawnClientsSet};
 use valence::prelude::*;
 use valence::CompressionThreshold;
 
+use crate::server::listener::ListenerGate;
 use crate::server::runtime::NetworkRuntime;
 use connection::ByteLimits;
 
@@ -86,6 +87,8 @@ pub struct GatewaySettings {
     pub address: SocketAddr,
     /// Players allowed at once.
     pub max_players: usize,
+    /// The motd, and whether players may join (a shutdown closes it).
+    pub listener: Arc<ListenerGate>,
 }
 
 /// What every connection task shares.
@@ -106,6 +109,8 @@ pub struct SharedState {
     pub limits: ByteLimits,
     /// Where admitted players go.
     pub new_clients: Sender<ClientBundleArgs>,
+    /// The motd, and whether players may join.
+    pub listener: Arc<ListenerGate>,
 }
 
 impl std::ops::Deref for GatewayShared {
@@ -168,6 +173,7 @@ impl Plugin for GatewayPlugin {
                 outgoing_bytes: 8 * 1024 * 1024,
             },
             new_clients: send,
+            listener: Arc::clone(&settings.listener),
         }));
         let address = settings.address;
         let start = move |runtime: Res<GatewayRuntime>| {

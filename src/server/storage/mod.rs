@@ -64,6 +64,12 @@ impl PlayerStoreResource {
         self.0.is_some()
     }
 
+    /// Closes the store (its SQLite file); choices are kept in memory from
+    /// then on. True when one was open.
+    pub fn close(&mut self) -> bool {
+        self.0.take().is_some()
+    }
+
     /// Runs `write` on the store; `what` names it in the log when it fails.
     /// Without a store nothing happens.
     fn with_store<T>(
