@@ -35,15 +35,24 @@ impl LookAngles {
         }
     }
 
-    /// The look along `direction` (root frame); straight ahead for a zero
-    /// or non-finite one.
+    /// The look along `direction`: straight ahead for a zero or non-finite
+    /// one, yaw 0 for one straight up or down (the emote camera's look at a
+    /// point is this too).
     pub fn towards(direction: Vec3) -> Self {
-        let horizontal = (direction.x * direction.x + direction.z * direction.z).sqrt();
-        if !direction.is_finite() || direction.length_squared() < 1e-12 {
+        if !direction.is_finite() {
             return Self::default();
         }
+        let horizontal = (direction.x * direction.x + direction.z * direction.z).sqrt();
+        if horizontal <= f32::EPSILON && direction.y.abs() <= f32::EPSILON {
+            return Self::default();
+        }
+        let yaw = if horizontal <= f32::EPSILON {
+            0.0
+        } else {
+            (-direction.x).atan2(direction.z)
+        };
         Self {
-            yaw: (-direction.x).atan2(direction.z),
+            yaw,
             pitch: (-direction.y).atan2(horizontal),
         }
     }
@@ -54,9 +63,15 @@ impl LookAngles {
         Quat::from_rotation_y(-self.yaw * fraction) * Quat::from_rotation_x(self.pitch * fraction)
     }
 
-    /// The direction of this look (root frame).
+    /// The unit direction of this look, `(−sin yaw · cos pitch, −sin pitch,
+    /// cos yaw · cos pitch)`: where [`Self::rotation`] turns +Z.
     pub fn direction(self) -> Vec3 {
-        self.rotation(1.0) * Vec3::Z
+        let horizontal = self.pitch.cos();
+        Vec3::new(
+            -self.yaw.sin() * horizontal,
+            -self.pitch.sin(),
+            self.yaw.cos() * horizontal,
+        )
     }
 
     /// This look moved `fraction` of the way toward `target` (yaw along

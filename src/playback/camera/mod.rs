@@ -35,6 +35,8 @@ pub mod shot;
 
 use glam::Vec3;
 
+use crate::anim::solve::LookAngles;
+
 /// Where a camera is and where it looks.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CameraPose {
@@ -68,28 +70,19 @@ pub fn facing(yaw_radians: f32) -> Vec3 {
 
 /// The unit vector a look (yaw, pitch) points along.
 pub fn look_direction(yaw_radians: f32, pitch_radians: f32) -> Vec3 {
-    let horizontal = pitch_radians.cos();
-    Vec3::new(
-        -yaw_radians.sin() * horizontal,
-        -pitch_radians.sin(),
-        yaw_radians.cos() * horizontal,
-    )
+    LookAngles {
+        yaw: yaw_radians,
+        pitch: pitch_radians,
+    }
+    .direction()
 }
 
 /// The look (yaw, pitch) from `eye` toward `target`; (0, 0) when they are
-/// the same point, and yaw 0 when the target is straight above or below.
+/// the same point (or not finite), and yaw 0 when the target is straight
+/// above or below.
 pub fn look_at(eye: Vec3, target: Vec3) -> (f32, f32) {
-    let d = target - eye;
-    let horizontal = (d.x * d.x + d.z * d.z).sqrt();
-    if horizontal <= f32::EPSILON && d.y.abs() <= f32::EPSILON {
-        return (0.0, 0.0);
-    }
-    let yaw = if horizontal <= f32::EPSILON {
-        0.0
-    } else {
-        (-d.x).atan2(d.z)
-    };
-    (yaw, (-d.y).atan2(horizontal))
+    let look = LookAngles::towards(target - eye);
+    (look.yaw, look.pitch)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use glam::{Affine3A, DVec3, Mat4, Quat, Vec3};
 
 use super::PlaybackState;
 use crate::anim::solve::{Effector, LookAngles, LookSource};
+use crate::playback::deadzone::yaw_difference;
 use crate::playback::live::{LiveInputs, ParticipantInputs};
 
 /// What the server sees of one participant, in the world.
@@ -21,21 +22,6 @@ pub struct WorldView {
     pub face_point: Option<DVec3>,
     /// The eyes of the nearest other player.
     pub nearest_eyes: Option<DVec3>,
-}
-
-/// The Minecraft yaw of a direction, degrees.
-fn yaw_of(direction: Vec3) -> f32 {
-    (-direction.x).atan2(direction.z).to_degrees()
-}
-
-/// `degrees` in (−180, 180].
-fn wrapped(degrees: f32) -> f32 {
-    let d = degrees.rem_euclid(360.0);
-    if d > 180.0 {
-        d - 360.0
-    } else {
-        d
-    }
 }
 
 impl PlaybackState {
@@ -85,11 +71,12 @@ impl PlaybackState {
             let Some(root) = root else {
                 return ParticipantInputs::default();
             };
-            let body_yaw = root_yaw + yaw_of(root.transform_vector3(Vec3::Z));
+            let facing = LookAngles::towards(root.transform_vector3(Vec3::Z));
+            let body_yaw = root_yaw + facing.yaw.to_degrees();
             let point = |p: DVec3| turn_back * (p - self.root).as_vec3();
             ParticipantInputs {
                 look: Some(LookAngles::from_degrees(
-                    wrapped(view.look_yaw_degrees - body_yaw),
+                    yaw_difference(body_yaw, view.look_yaw_degrees),
                     view.look_pitch_degrees,
                 )),
                 face_point: view.face_point.map(point),
@@ -114,8 +101,9 @@ mod tests {
 
     #[test]
     fn looks_wrap_and_yaws_follow_minecraft() {
-        assert_eq!(wrapped(190.0), -170.0);
-        assert_eq!(wrapped(-190.0), 170.0);
+        assert_eq!(yaw_difference(0.0, 190.0), -170.0);
+        assert_eq!(yaw_difference(0.0, -190.0), 170.0);
+        let yaw_of = |direction: Vec3| LookAngles::towards(direction).yaw.to_degrees();
         assert!((yaw_of(Vec3::NEG_X) - 90.0).abs() < 1e-4);
         assert!(yaw_of(Vec3::Z).abs() < 1e-4);
     }
