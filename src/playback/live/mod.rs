@@ -111,7 +111,7 @@ pub struct LiveRig {
     /// The pose as the tracks gave it, before solving.
     animated: Vec<NodePose>,
     /// The partner's solved copy (mirrored Animations after a match).
-    partner_pose: Option<Vec<NodePose>>,
+    partner_pose: Option<Pose>,
     initiator: Carried,
     partner: Carried,
 }
@@ -145,7 +145,7 @@ impl LiveRig {
     /// The partner copy's solved pose, when the partner's body is a copy
     /// of the initiator's nodes.
     pub fn partner_pose(&self) -> Option<&[NodePose]> {
-        self.partner_pose.as_deref()
+        self.partner_pose.as_ref().map(|pose| pose.nodes.as_slice())
     }
 
     /// Solves `pose`, just sampled, in place (and the partner's copy when
@@ -186,9 +186,13 @@ impl LiveRig {
             copy: false,
         };
         solve.side(pose, &initiator, &mut self.initiator);
+        // The copy's buffer is kept from tick to tick.
+        let kept = self.partner_pose.take();
         self.partner_pose = match roots.partner.filter(|_| mirrored) {
             Some(partner_root) => {
-                let mut copy = Pose::new(&animation.rig);
+                let mut copy = kept
+                    .filter(|pose| pose.nodes.len() == self.animated.len())
+                    .unwrap_or_else(|| Pose::new(&animation.rig));
                 copy.nodes.copy_from_slice(&self.animated);
                 let side = Side {
                     root: partner_root,
@@ -198,7 +202,7 @@ impl LiveRig {
                     copy: true,
                 };
                 solve.side(&mut copy, &side, &mut self.partner);
-                Some(copy.nodes)
+                Some(copy)
             }
             None => None,
         };
