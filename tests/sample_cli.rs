@@ -1,29 +1,14 @@
 //! `emoted sample` on the bundled emotes, checked against poses computed by
 //! hand from the files (the arithmetic is written out next to each value).
 
+mod common;
+
 use std::process::Command;
 
 use serde_json::Value;
 
 fn sample(file: &str, ticks: &[u32]) -> Vec<Value> {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_emoted"));
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("sample")
-        .arg(file);
-    for t in ticks {
-        cmd.arg("--tick").arg(t.to_string());
-    }
-    let out = cmd.output().expect("runs emoted");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect()
+    common::sample_lines(file, ticks, &[])
 }
 
 fn floats(v: &Value) -> Vec<f64> {

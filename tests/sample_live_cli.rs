@@ -4,35 +4,10 @@
 //! with its bones' lengths kept, the cape trails a moving body and
 //! settles, and files without solvers print what they printed before.
 
-use std::process::Command;
+mod common;
 
+use common::{run_sample as run, sample_lines as sample};
 use serde_json::Value;
-
-fn sample(file: &str, ticks: &[u32], live: &[&str]) -> Vec<Value> {
-    let out = run(file, ticks, live);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect()
-}
-
-fn run(file: &str, ticks: &[u32], live: &[&str]) -> std::process::Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_emoted"));
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("sample")
-        .arg(file);
-    for t in ticks {
-        cmd.arg("--tick").arg(t.to_string());
-    }
-    cmd.args(live);
-    cmd.output().expect("runs emoted")
-}
 
 /// Column `c` (0 = X, 1 = Y, 2 = Z, 3 = translation) of a node's matrix.
 fn column(line: &Value, node: &str, c: usize) -> [f64; 3] {

@@ -10,24 +10,39 @@ use super::*;
 
 // ---- Poses: what `emoted sample` computes and what a client draws ----
 
-/// `emoted sample` at ticks 0..=n: per node id, (visible, 4×4 matrix) per tick.
-pub fn sampled(file: &str, last_tick: u32) -> BTreeMap<String, Vec<(bool, Mat4)>> {
+/// `emoted sample FILE --tick T... EXTRA...`, run from the crate root.
+pub fn run_sample(file: &str, ticks: &[u32], extra: &[&str]) -> std::process::Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_emoted"));
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
         .arg("sample")
         .arg(file);
-    for t in 0..=last_tick {
+    for t in ticks {
         cmd.arg("--tick").arg(t.to_string());
     }
-    let out = cmd.output().expect("emoted sample runs");
+    cmd.args(extra);
+    cmd.output().expect("emoted sample runs")
+}
+
+/// The JSON lines of [`run_sample`], which must succeed.
+pub fn sample_lines(file: &str, ticks: &[u32], extra: &[&str]) -> Vec<Value> {
+    let out = run_sample(file, ticks, extra);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+/// `emoted sample` at ticks 0..=n: per node id, (visible, 4×4 matrix) per tick.
+pub fn sampled(file: &str, last_tick: u32) -> BTreeMap<String, Vec<(bool, Mat4)>> {
+    let ticks: Vec<u32> = (0..=last_tick).collect();
     let mut by_node: BTreeMap<String, Vec<(bool, Mat4)>> = BTreeMap::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let v: Value = serde_json::from_str(line).expect("json line");
+    for v in sample_lines(file, &ticks, &[]) {
         for (id, node) in v["nodes"].as_object().expect("nodes") {
             let m: Vec<f32> = node["matrix"]
                 .as_array()
