@@ -225,18 +225,7 @@ fn two_players_off_the_placement_shake_hands_that_meet() {
         .look(180.0, 0.0)
         .wait_ms(300)
         .position()
-        .wait_for(
-            json!({"event": "chat", "text_contains": "offers Handshake"}),
-            1,
-            20_000,
-        )
-        .wait_ms(300)
-        .chat("/emote play example:handshake")
-        .wait_for(
-            json!({"event": "action_bar", "text_contains": "Handshake with alice"}),
-            1,
-            10_000,
-        )
+        .join_handshake("alice")
         .wait_ms(300)
         .position()
         .wait_for(json!({"event": "entity_destroy"}), 1, 15_000)

@@ -54,18 +54,7 @@ fn a_second_player_joins_the_offer_and_both_play_the_matched_branch() {
         .wait_spawn()
         .move_to(0.5, 65.0, 2.0)
         .look(180.0, 0.0)
-        .wait_for(
-            json!({"event": "chat", "text_contains": "offers Handshake"}),
-            1,
-            20_000,
-        )
-        .wait_ms(300)
-        .chat("/emote play example:handshake")
-        .wait_for(
-            json!({"event": "action_bar", "text_contains": "Handshake with alice"}),
-            1,
-            10_000,
-        )
+        .join_handshake("alice")
         .wait_ms(300)
         .position()
         .wait_for(json!({"event": "entity_destroy"}), 1, 15_000)
@@ -244,17 +233,7 @@ fn a_partner_who_disconnects_ends_the_sequence_cleanly() {
         .wait_spawn()
         .move_to(0.5, 65.0, 2.0)
         .look(180.0, 0.0)
-        .wait_for(
-            json!({"event": "chat", "text_contains": "offers Handshake"}),
-            1,
-            20_000,
-        )
-        .chat("/emote play example:handshake")
-        .wait_for(
-            json!({"event": "action_bar", "text_contains": "Handshake with alice"}),
-            1,
-            10_000,
-        )
+        .join_handshake("alice")
         .wait_ms(500)
         .disconnect()
         .spawn();

@@ -106,6 +106,22 @@ impl Plan {
     pub fn move_to_within(self, x: f64, y: f64, z: f64, tolerance: f64) -> Plan {
         self.step(json!({"move_to": [x, y, z], "tolerance": tolerance}))
     }
+    /// Joins the handshake `initiator` offers nearby: waits for the offer's
+    /// chat line, plays `example:handshake`, and waits for the match.
+    pub fn join_handshake(self, initiator: &str) -> Plan {
+        self.wait_for(
+            json!({"event": "chat", "text_contains": "offers Handshake"}),
+            1,
+            20_000,
+        )
+        .wait_ms(300)
+        .chat("/emote play example:handshake")
+        .wait_for(
+            json!({"event": "action_bar", "text_contains": format!("Handshake with {initiator}")}),
+            1,
+            10_000,
+        )
+    }
     /// mineflayer controls: forward, back, left, right, jump, sprint, sneak.
     pub fn set_control(self, control: &str, state: bool) -> Plan {
         self.step(json!({"set_control": {control: state}}))
