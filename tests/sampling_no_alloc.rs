@@ -6,7 +6,8 @@
 //! cues tick after tick.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use emoted::anim::clip::CompiledClip;
@@ -19,16 +20,40 @@ use emoted::playback::Clock;
 
 struct Counting;
 
-static COUNTING: AtomicBool = AtomicBool::new(false);
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
+thread_local! {
+    /// Only the measuring thread counts: the test harness's own threads
+    /// allocate while they report the other test's result.
+    static MEASURING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn note() {
+    if MEASURING.with(Cell::get) {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Starts or stops counting on this thread (the count starts at zero).
+fn measure(on: bool) {
+    if on {
+        ALLOCATIONS.store(0, Ordering::SeqCst);
+    }
+    MEASURING.with(|measuring| measuring.set(on));
+}
+
+// SAFETY: forwards to the system allocator unchanged; only counts.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
+        note();
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -37,9 +62,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
+        note();
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -77,8 +100,7 @@ fn sampling_every_bundled_animation_allocates_nothing_per_tick() {
     );
     let mut samples = 0usize;
 
-    ALLOCATIONS.store(0, Ordering::SeqCst);
-    COUNTING.store(true, Ordering::SeqCst);
+    measure(true);
     for tick in 0..400u64 {
         for (compiled, state, pose, clock) in &mut playbacks {
             let step = clock.step(1_000_000 + tick);
@@ -93,7 +115,7 @@ fn sampling_every_bundled_animation_allocates_nothing_per_tick() {
             samples += pose.nodes.len();
         }
     }
-    COUNTING.store(false, Ordering::SeqCst);
+    measure(false);
 
     let allocations = ALLOCATIONS.load(Ordering::SeqCst);
     assert!(
@@ -121,8 +143,7 @@ fn sampling_clips_allocates_nothing_per_tick() {
     }
     let mut cues = Vec::with_capacity(1024);
     let mut samples = 0usize;
-    ALLOCATIONS.store(0, Ordering::SeqCst);
-    COUNTING.store(true, Ordering::SeqCst);
+    measure(true);
     for tick in 0..400u32 {
         let (from, to) = (tick as f32 / 20.0, (tick + 1) as f32 / 20.0);
         for (compiled, pose) in &mut clips {
@@ -132,7 +153,7 @@ fn sampling_clips_allocates_nothing_per_tick() {
         }
         cues.clear();
     }
-    COUNTING.store(false, Ordering::SeqCst);
+    measure(false);
     let allocations = ALLOCATIONS.load(Ordering::SeqCst);
     assert!(
         samples > 1000,
