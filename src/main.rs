@@ -589,6 +589,8 @@ fn serve(args: ServeArgs) -> ExitCode {
     let requests = emoted::server::shutdown::ShutdownRequests::default();
     emoted::server::shutdown::listen_for_signals(&runtime, requests.clone());
     app.insert_resource(requests);
+    // Operator commands typed on standard input (src/server/operator).
+    emoted::server::operator::console::start_on_stdin(&app.world);
     emoted::server::run_schedules_on_one_thread(&mut app);
     app.run();
     ExitCode::SUCCESS

@@ -1,8 +1,8 @@
-//! Stopping the server as an admin does: SIGTERM while a player plays
-//! an emote ends it, tells the player with vanilla's shutdown message,
-//! exits 0 within 5 s with one log line, and a favourite toggled just
-//! before is there after a restart on the same store. The server list
-//! shows `[server] motd`.
+//! Stopping the server as an admin does: SIGTERM, or `stop` typed on the
+//! console, while a player plays an emote ends it, tells the player with
+//! vanilla's shutdown message, exits 0 within 5 s with one log line, and a
+//! favourite toggled just before is there after a restart on the same
+//! store. The server list shows `[server] motd`.
 
 mod common;
 
@@ -13,6 +13,24 @@ use serde_json::json;
 
 #[test]
 fn sigterm_ends_the_emotes_tells_the_players_and_exits_clean() {
+    stop_while_dancing(false, "SIGTERM", |server| server.signal("TERM"));
+}
+
+#[test]
+fn the_consoles_stop_ends_the_emotes_tells_the_players_and_exits_clean() {
+    stop_while_dancing(true, "the console's stop", |server| {
+        server.console("stop");
+        assert!(
+            server.wait_for_log("Stopping the server", Duration::from_secs(5)),
+            "the console answers: {}",
+            server.log()
+        );
+    });
+}
+
+/// Dave favourites an emote, dances, and `stop` (named `reason` in the log)
+/// stops the server (started with a console when `console`).
+fn stop_while_dancing(console: bool, reason: &str, stop: impl FnOnce(&mut common::Server)) {
     let data = TempDir::new("shutdown-store");
     let folder = data.path().join("data");
     let folder_arg = folder.to_string_lossy().into_owned();
@@ -26,7 +44,11 @@ fn sigterm_ends_the_emotes_tells_the_players_and_exits_clean() {
         config.as_str(),
     ];
     let emotes = concat!(env!("CARGO_MANIFEST_DIR"), "/emotes");
-    let mut server = Server::start_with_args(&[emotes], &args);
+    let mut server = if console {
+        Server::start_with_console(&[emotes], &args)
+    } else {
+        Server::start_with_args(&[emotes], &args)
+    };
     let status = status_ping(server.port).expect("a status").to_string();
     assert!(status.contains("Emotes by the lake"), "{status}");
     // Dave favourites the Bow on the wheel (right-click, ring slot 4), then
@@ -51,15 +73,19 @@ fn sigterm_ends_the_emotes_tells_the_players_and_exits_clean() {
         .spawn();
     // Joined, favourited and dancing by then (the bot needs about 3 s).
     std::thread::sleep(Duration::from_secs(7));
-    server.signal("TERM");
-    let (exit, took) = server
+    let asked = std::time::Instant::now();
+    stop(&mut server);
+    let (exit, _) = server
         .wait_exit(Duration::from_secs(10))
-        .expect("the server exits after SIGTERM");
+        .expect("the server exits after the stop");
+    let took = asked.elapsed();
     assert!(exit.success(), "exit status {exit}");
     assert!(took < Duration::from_secs(5), "took {took:?}");
     let log = server.log();
     assert!(
-        log.contains("stopping (SIGTERM): 1 players told, 1 playbacks ending"),
+        log.contains(&format!(
+            "stopping ({reason}): 1 players told, 1 playbacks ending"
+        )),
         "{log}"
     );
     assert!(log.contains("emoted stopped in"), "{log}");

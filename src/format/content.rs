@@ -4,6 +4,7 @@
 //! by its text).
 
 use super::node::{Arm, ItemContent, NodeKind};
+use valence::Text;
 
 impl NodeKind {
     /// The item an item display shows, without the namespace
@@ -45,19 +46,25 @@ impl NodeKind {
         let NodeKind::Text { text, .. } = self else {
             return None;
         };
-        let legacy = text.to_legacy_lossy();
-        let mut plain = String::with_capacity(legacy.len());
-        let mut chars = legacy.chars();
-        while let Some(c) = chars.next() {
-            if c == '§' {
-                // A format code: `§` and one character.
-                chars.next();
-            } else {
-                plain.push(c);
-            }
-        }
-        Some(plain)
+        Some(plain_text(text))
     }
+}
+
+/// A chat text as plain characters: its components joined, colours,
+/// styles and buttons left out (what a terminal or an RCON tool shows).
+pub fn plain_text(text: &Text) -> String {
+    let legacy = text.to_legacy_lossy();
+    let mut plain = String::with_capacity(legacy.len());
+    let mut chars = legacy.chars();
+    while let Some(c) = chars.next() {
+        if c == '§' {
+            // A format code: `§` and one character.
+            chars.next();
+        } else {
+            plain.push(c);
+        }
+    }
+    plain
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use bevy_app::PluginGroupBuilder;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
 use crate::server::{
-    camera, combat, commands, cull, dispatch, emote, feedback, idle, modded, reload, resource_pack,
-    shutdown, skin, storage, tick_stats, wheel, world,
+    camera, combat, commands, cull, dispatch, emote, feedback, idle, modded, operator, reload,
+    resource_pack, shutdown, skin, storage, tick_stats, wheel, world,
 };
 
 /// Every feature of emoted, each its own plugin, in this order:
@@ -38,6 +38,7 @@ use crate::server::{
 /// | [`modded::EmotecraftPlugin`] | Emotecraft's channel: its handshake, and STREAM and STOP relayed between modded players | `Update` |
 /// | [`wheel::EmoteWheelPlugin`] | the emote wheel: `/emote`, sneak + F, its clicks | `Update`, around `EmotePlaybackSet` |
 /// | [`tick_stats::TickStatsPlugin`] | a tick-rate line in the log every 200 ticks | `First`, `Last` |
+/// | [`operator::OperatorPlugin`] | the console's and RCON's commands (`list`, `say`, `reload`, `stop`, `emote …`) run in the tick; RCON's listener | `Startup`, `Update`, before `EmotePlaybackSet` |
 /// | [`shutdown::ShutdownPlugin`] | a stop request (a signal to `emoted serve`) ends every playback, tells every player, closes the store and exits | `Update`, `Last` |
 ///
 /// Insert [`Config`] (and [`EmoteFolders`](crate::server::emote_library::EmoteFolders))
@@ -67,6 +68,7 @@ impl PluginGroup for EmotePlugins {
             .add(modded::EmotecraftPlugin)
             .add(tick_stats::TickStatsPlugin)
             .add(shutdown::ShutdownPlugin)
+            .add(operator::OperatorPlugin)
     }
 }
 

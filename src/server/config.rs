@@ -2,6 +2,7 @@
 //! lists them all, commented). `[resource_pack]` is in [`resource_pack`].
 
 pub mod camera;
+pub mod operations;
 pub mod resource_pack;
 pub mod skins;
 pub mod storage;
@@ -15,6 +16,7 @@ use valence::prelude::*;
 use crate::server::permissions;
 pub use crate::server::permissions::PermissionsSection;
 pub use camera::CameraSection;
+pub use operations::{MetricsSection, RconSection};
 pub use resource_pack::ResourcePackSection;
 pub use skins::SkinsSection;
 pub use storage::StorageSection;
@@ -259,6 +261,10 @@ pub struct Config {
     pub storage: StorageSection,
     /// `[camera]`.
     pub camera: CameraSection,
+    /// `[rcon]`.
+    pub rcon: RconSection,
+    /// `[metrics]`.
+    pub metrics: MetricsSection,
 }
 
 impl Config {
@@ -305,6 +311,7 @@ impl Config {
             }
         }
         warnings.extend(self.resource_pack.startup_warning(proxy));
+        warnings.extend(self.rcon.startup_warning());
         warnings
     }
 }

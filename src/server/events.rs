@@ -11,7 +11,8 @@
 //! | [`ActionBarShownEvent`] | the dispatcher (`title … actionbar`) | feedback |
 //! | [`EmoteCommandEvent`] | playback (timeline, start and stop events) | the dispatcher |
 //! | [`PlayerDamagedEvent`], [`PlayerDiedEvent`] | combat | stop conditions, playback |
-//! | [`ReloadRequest`] | `/emote reload`, the file watcher | reload, functions |
+//! | [`ReloadRequest`] | `/emote reload`, the file watcher, the console and RCON | reload, functions |
+//! | [`ReloadFinishedEvent`] | reload | the console and RCON |
 //! | [`OpenWheelRequest`] | `/emote`, `/emotes` | the emote wheel |
 
 use std::borrow::Cow;
@@ -299,6 +300,14 @@ pub struct ReloadRequest {
     pub requested_by: Option<Entity>,
 }
 
+/// A reload finished: what it reports, line by line (the summary first),
+/// for whoever asked without a chat to read it in (the console, RCON).
+#[derive(Event, Clone, Debug)]
+pub struct ReloadFinishedEvent {
+    /// The summary, then configuration and file problems.
+    pub lines: Vec<String>,
+}
+
 /// Ask to open the emote wheel for a player (sneak + F opens it without
 /// this event: the wheel reads that packet itself).
 #[derive(Event, Clone, Copy, Debug)]
@@ -347,6 +356,7 @@ impl Plugin for EmoteEventsPlugin {
             .add_event::<PlayerDamagedEvent>()
             .add_event::<PlayerDiedEvent>()
             .add_event::<ReloadRequest>()
+            .add_event::<ReloadFinishedEvent>()
             .add_event::<OpenWheelRequest>()
             .add_event::<OnOffChoiceRequest>();
     }

@@ -20,6 +20,7 @@ pub mod idle;
 pub mod listener;
 pub mod loadtest;
 pub mod modded;
+pub mod operator;
 pub mod permissions;
 pub mod reload;
 pub mod resource_pack;

@@ -115,6 +115,13 @@ impl Default for PermissionsSection {
 }
 
 impl PermissionsSection {
+    /// The cooldown factor of emote `id` for `player` at `op_level`
+    /// ([`PlayerPermissions::cooldown_multiplier`]), for an emote someone
+    /// else starts for them.
+    pub fn cooldown_multiplier_of(&self, player: PlayerIdentity, op_level: u8, id: &str) -> f32 {
+        PlayerPermissions::resolve(self, player, op_level).cooldown_multiplier(id)
+    }
+
     /// Whether `id` is in [`Self::disabled`].
     pub fn is_disabled(&self, id: &str) -> bool {
         self.disabled.iter().any(|d| d == id)

@@ -49,7 +49,7 @@ use crate::server::config::Config;
 use crate::server::emote::ActiveEmote;
 use crate::server::emote_library::{EmoteFolders, EmoteLibrary};
 use crate::server::events::add_shared_events;
-use crate::server::events::{EndReason, ReloadRequest, StopEmoteRequest};
+use crate::server::events::{EndReason, ReloadFinishedEvent, ReloadRequest, StopEmoteRequest};
 
 /// How often the watcher looks at the files.
 pub const WATCH_INTERVAL: Duration = Duration::from_millis(500);
@@ -187,6 +187,7 @@ fn reload_on_request(
     playbacks: Query<(Entity, &ActiveEmote)>,
     mut clients: Query<(Entity, &mut Client, Option<&OpLevel>)>,
     mut stop: EventWriter<StopEmoteRequest>,
+    mut finished: EventWriter<ReloadFinishedEvent>,
 ) {
     let mut asked_by: Vec<Entity> = Vec::new();
     let mut any = false;
@@ -210,6 +211,8 @@ fn reload_on_request(
                 new.emotes.folders = config.emotes.folders.clone();
                 new.resource_pack.enabled = config.resource_pack.enabled;
                 new.resource_pack.listen = config.resource_pack.listen;
+                new.rcon = config.rcon.clone();
+                new.metrics = config.metrics.clone();
                 *config = new;
             }
             Err(e) => {
@@ -260,6 +263,9 @@ fn reload_on_request(
     chat.extend(report.lines());
     library.0 = report.library;
     let text = chat.join("\n");
+    finished.send(ReloadFinishedEvent {
+        lines: chat.clone(),
+    });
     let has_problems = chat.len() > 1;
     for (entity, mut client, op) in &mut clients {
         let asked = asked_by.contains(&entity);

@@ -17,6 +17,8 @@ use super::*;
 /// if the test is failing, the server log is printed then.
 pub struct Server {
     child: Child,
+    /// The server's standard input, when started with a console.
+    console: Option<std::process::ChildStdin>,
     /// The port it listens on.
     pub port: u16,
     log: Arc<Mutex<String>>,
@@ -39,6 +41,21 @@ impl Server {
     /// `emoted serve --address 127.0.0.1:PORT --resource-pack-listen
     /// 127.0.0.1:0 --emotes ROOT... EXTRA...`.
     pub fn start_with_args<P: AsRef<Path>>(emote_roots: &[P], extra_args: &[&str]) -> Server {
+        Server::start_with_options(emote_roots, extra_args, false)
+    }
+
+    /// [`Server::start_with_args`] with its standard input a pipe the test
+    /// writes operator commands to ([`Server::console`]); otherwise it is
+    /// closed, as under a service manager.
+    pub fn start_with_console<P: AsRef<Path>>(emote_roots: &[P], extra_args: &[&str]) -> Server {
+        Server::start_with_options(emote_roots, extra_args, true)
+    }
+
+    fn start_with_options<P: AsRef<Path>>(
+        emote_roots: &[P],
+        extra_args: &[&str],
+        console: bool,
+    ) -> Server {
         let roots: Vec<PathBuf> = emote_roots
             .iter()
             .map(|p| p.as_ref().to_path_buf())
@@ -48,7 +65,7 @@ impl Server {
         // A free port can be taken by someone else before the server binds
         // it; then try another.
         for _attempt in 0..3 {
-            match Server::try_start(&roots, &extra) {
+            match Server::try_start(&roots, &extra, console) {
                 Ok(server) => return server,
                 Err(log) => last_log = log,
             }
@@ -56,7 +73,7 @@ impl Server {
         panic!("the server did not start in three attempts; last log:\n{last_log}");
     }
 
-    fn try_start(roots: &[PathBuf], extra: &[String]) -> Result<Server, String> {
+    fn try_start(roots: &[PathBuf], extra: &[String], console: bool) -> Result<Server, String> {
         let port = free_port();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_emoted"));
         // The resource pack's HTTP server on a free port too, so that
@@ -81,11 +98,16 @@ impl Server {
             .current_dir(crate_root())
             .env("NO_COLOR", "1")
             .env("RUST_BACKTRACE", "1")
-            .stdin(Stdio::null())
+            .stdin(if console {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("start the emoted binary");
+        let console = child.stdin.take();
         let log = Arc::new(Mutex::new(String::new()));
         let file = Arc::new(Mutex::new(File::create(&log_path).ok()));
         let stdout = child.stdout.take().expect("stdout");
@@ -94,6 +116,7 @@ impl Server {
         spawn_log_reader(stderr, log.clone(), file);
         let mut server = Server {
             child,
+            console,
             port,
             log,
             log_path,
@@ -133,6 +156,17 @@ impl Server {
             .status()
             .expect("kill runs");
         assert!(status.success(), "kill -{signal} failed");
+    }
+
+    /// Types `line` on the server's console (started with
+    /// [`Server::start_with_console`]).
+    pub fn console(&mut self, line: &str) {
+        let stdin = self
+            .console
+            .as_mut()
+            .expect("the server was started with a console");
+        writeln!(stdin, "{line}").expect("the console takes the line");
+        stdin.flush().expect("flushed");
     }
 
     /// Waits up to `timeout` for the process to exit: its status, and

@@ -72,9 +72,9 @@ use self::tree::*;
 use crate::server::events::add_shared_events;
 
 pub use list::LIST_PAGE_SIZE;
-pub use parse::{parse_command, Command, EmoteCommand};
+pub use parse::{parse_command, parse_emote, Command, EmoteCommand};
 pub use rate::{slow_down_message, Bucket, CommandRateLimits, RateLimit};
-pub use run::{MANAGE_OP_LEVEL, MAX_HORIZONTAL, MAX_VERTICAL};
+pub use run::{info as emote_info, MANAGE_OP_LEVEL, MAX_HORIZONTAL, MAX_VERTICAL};
 pub use suggest::suggest;
 pub use tree::{ListedOperator, SentCommandTree, LISTED_OPERATOR_LEVEL};
 

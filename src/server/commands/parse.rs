@@ -92,7 +92,7 @@ pub fn parse_command(line: &str) -> Result<Command, CommandError> {
 }
 
 /// The arguments of `/emote`.
-pub(super) fn parse_emote(rest: &str) -> Result<EmoteCommand, CommandError> {
+pub fn parse_emote(rest: &str) -> Result<EmoteCommand, CommandError> {
     let mut words = Words::new(EMOTE_USAGE, rest);
     let Some(sub) = words.next() else {
         return Ok(EmoteCommand::Wheel);

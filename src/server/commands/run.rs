@@ -224,15 +224,12 @@ pub(super) fn run_emote(
                     let multiplier = players
                         .get(target)
                         .map(|(_, _, u, op, _, _, unique, _)| {
-                            PlayerPermissions::resolve(
-                                &config.permissions,
-                                PlayerIdentity {
-                                    name: &u.0,
-                                    uuid: unique.0,
-                                },
-                                op.map_or(0, |o| o.get()),
-                            )
-                            .cooldown_multiplier(&id)
+                            let player = PlayerIdentity {
+                                name: &u.0,
+                                uuid: unique.0,
+                            };
+                            let level = op.map_or(0, |o| o.get());
+                            config.permissions.cooldown_multiplier_of(player, level, &id)
                         })
                         .unwrap_or(1.0);
                     play.send(PlayEmoteRequest {
@@ -453,7 +450,9 @@ pub(super) fn list_page(
     page_text(&visible, page)
 }
 
-pub(super) fn info(library: &Library, id: &str, perms: &PlayerPermissions) -> Text {
+/// What `/emote info <id>` answers: the emote's name, description, kind, length
+/// and cooldown, and whether `perms` may play it.
+pub fn info(library: &Library, id: &str, perms: &PlayerPermissions) -> Text {
     let Some(loaded) = library.get(id) else {
         return format!("Unknown emote `{id}`. Try /emote list.").color(Color::RED);
     };

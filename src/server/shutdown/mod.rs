@@ -168,7 +168,7 @@ fn finish_shutdown(
         // valence then despawns the player as for any disconnect.
         commands.entity(client).remove::<Client>();
     }
-    let closed = store.map_or(false, |mut store| store.close());
+    let closed = store.is_some_and(|mut store| store.close());
     tracing::info!(
         "emoted stopped in {} ms: {players} players disconnected, {playbacks} playbacks ended{}",
         started.elapsed().as_millis(),

@@ -1,0 +1,206 @@
+//! The operator's commands, as an admin and their tools use them: the
+//! console on standard input and RCON (a client written here from the
+//! Source RCON protocol, not the server's codec), with a real client
+//! online. `stop` from the console is in `e2e_shutdown`.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use common::{free_port, Server, TempDir};
+use serde_json::json;
+
+const PASSWORD: &str = "correct horse";
+
+/// An RCON client: little-endian length, id, type, payload, two zeros.
+struct Rcon(TcpStream);
+
+impl Rcon {
+    fn connect(port: u16) -> Rcon {
+        let stream = TcpStream::connect(("127.0.0.1", port)).expect("RCON accepts");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        Rcon(stream)
+    }
+
+    fn send(&mut self, id: i32, kind: i32, payload: &str) {
+        let mut bytes = ((payload.len() + 10) as i32).to_le_bytes().to_vec();
+        bytes.extend(id.to_le_bytes());
+        bytes.extend(kind.to_le_bytes());
+        bytes.extend(payload.as_bytes());
+        bytes.extend([0, 0]);
+        self.0.write_all(&bytes).expect("sent");
+    }
+
+    /// One packet: (id, type, payload); `None` when the server closed.
+    fn receive(&mut self) -> Option<(i32, i32, String)> {
+        let mut length = [0u8; 4];
+        self.0.read_exact(&mut length).ok()?;
+        let length = i32::from_le_bytes(length) as usize;
+        assert!((10..=4096).contains(&length), "length {length}");
+        let mut body = vec![0u8; length];
+        self.0.read_exact(&mut body).expect("the whole packet");
+        let word = |at: usize| i32::from_le_bytes(body[at..at + 4].try_into().expect("4 bytes"));
+        assert_eq!(&body[length - 2..], &[0, 0], "two zero bytes end it");
+        let payload = String::from_utf8(body[8..length - 2].to_vec()).expect("text");
+        Some((word(0), word(4), payload))
+    }
+
+    /// Logs in; the id the server answers with (−1: refused).
+    fn login(&mut self, id: i32, password: &str) -> i32 {
+        self.send(id, 3, password);
+        let (answer_id, kind, _) = self.receive().expect("an answer to the login");
+        assert_eq!(kind, 2, "SERVERDATA_AUTH_RESPONSE");
+        answer_id
+    }
+
+    /// Runs a command; its answer (one packet: these are short).
+    fn command(&mut self, id: i32, line: &str) -> String {
+        self.send(id, 2, line);
+        let (answer_id, kind, text) = self.receive().expect("an answer");
+        assert_eq!((answer_id, kind), (id, 0), "{text}");
+        text
+    }
+}
+
+#[test]
+fn rcon_and_the_console_run_the_operators_commands() {
+    let rcon_port = free_port();
+    let dir = TempDir::new("operator-config");
+    let config = dir.write(
+        "emoted.toml",
+        &format!(
+            "[rcon]\nenabled = true\nlisten = \"127.0.0.1:{rcon_port}\"\npassword = \"{PASSWORD}\"\n"
+        ),
+    );
+    let config = config.to_string_lossy().into_owned();
+    let emotes = concat!(env!("CARGO_MANIFEST_DIR"), "/emotes");
+    let mut server = Server::start_with_console(&[emotes], &["--config", config.as_str()]);
+    assert!(
+        server.wait_for_log(
+            &format!("RCON listening on 127.0.0.1:{rcon_port}"),
+            Duration::from_secs(5)
+        ),
+        "{}",
+        server.log()
+    );
+    // Alex waits for what the operators do to them: a chat line from the
+    // console and an emote from RCON.
+    let alex = server
+        .bot("alex")
+        .wait_spawn()
+        .wait_for(
+            json!({"event": "chat", "text_contains": "[Server] hello from the console"}),
+            1,
+            20_000,
+        )
+        .wait_for(
+            json!({"event": "spawn_entity", "type": "item_display"}),
+            1,
+            20_000,
+        )
+        .wait_ms(500)
+        .disconnect()
+        .spawn();
+
+    // A wrong password is refused, and logged with the address.
+    let mut intruder = Rcon::connect(rcon_port);
+    assert_eq!(intruder.login(5, "hunter2"), -1);
+    assert!(server.wait_for_log("RCON: failed login from 127.0.0.1", Duration::from_secs(5)));
+    // Without logging in, a command is refused the same way.
+    intruder.send(6, 2, "list");
+    assert_eq!(intruder.receive().map(|(id, ..)| id), Some(-1));
+
+    let mut admin = Rcon::connect(rcon_port);
+    assert_eq!(admin.login(11, PASSWORD), 11, "the right password is taken");
+    let online = "There are 1 of a max of 20 players online: alex";
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut list = admin.command(12, "list");
+    while list != online && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+        list = admin.command(12, "list");
+    }
+    assert_eq!(list, online);
+
+    // The console: its answers on standard output.
+    server.console("list");
+    assert!(
+        server.wait_for_log(online, Duration::from_secs(5)),
+        "{}",
+        server.log()
+    );
+    server.console("say hello from the console");
+    assert!(server.wait_for_log(
+        "the console ran: say hello from the console",
+        Duration::from_secs(5)
+    ));
+    server.console("emote info example:wave");
+    assert!(
+        server.wait_for_log("(example:wave)", Duration::from_secs(5)),
+        "the console prints the emote's info: {}",
+        server.log()
+    );
+    server.console("emote play example:wave");
+    assert!(server.wait_for_log("name a player", Duration::from_secs(5)));
+    server.console("fly away");
+    assert!(server.wait_for_log("Unknown command `fly`", Duration::from_secs(5)));
+
+    // A packet over the protocol's 4,096 bytes closes that connection...
+    let mut oversized = Rcon::connect(rcon_port);
+    oversized
+        .0
+        .write_all(&5000i32.to_le_bytes())
+        .expect("sent the length");
+    let _ = oversized.0.write_all(&[b'x'; 64]);
+    assert_eq!(oversized.receive(), None, "the server closed it");
+    assert!(server.wait_for_log(
+        "over the protocol's 4096 bytes; connection closed",
+        Duration::from_secs(5)
+    ));
+    // ... and the server plays on: RCON plays an emote for alex.
+    assert_eq!(
+        admin.command(13, "emote play example:wave alex"),
+        "Playing example:wave on alex."
+    );
+    assert_eq!(
+        admin.command(14, "emote play example:nothing alex"),
+        "Unknown emote `example:nothing`. Try emote list."
+    );
+    let alex = alex.wait();
+    alex.assert_ok();
+    assert_eq!(
+        alex.chat_containing("[Server] hello from the console")
+            .len(),
+        1,
+        "{}",
+        alex.describe()
+    );
+    assert!(!alex.display_ids().is_empty(), "the emote reached alex");
+    assert!(admin.command(15, "emote list").contains("example:wave: "));
+    server.assert_log_clean();
+}
+
+#[test]
+fn rcon_stays_off_without_a_password() {
+    let rcon_port = free_port();
+    let dir = TempDir::new("operator-nopass");
+    let config = dir.write(
+        "emoted.toml",
+        &format!("[rcon]\nenabled = true\nlisten = \"127.0.0.1:{rcon_port}\"\n"),
+    );
+    let config = config.to_string_lossy().into_owned();
+    let emotes = concat!(env!("CARGO_MANIFEST_DIR"), "/emotes");
+    let server = Server::start_with_args(&[emotes], &["--config", config.as_str()]);
+    assert!(
+        server.log().contains("rcon.password is empty"),
+        "{}",
+        server.log()
+    );
+    assert!(
+        TcpStream::connect(("127.0.0.1", rcon_port)).is_err(),
+        "nothing listens on the RCON port"
+    );
+}
