@@ -516,6 +516,13 @@ fn serve(args: ServeArgs) -> ExitCode {
     if let Some(folder) = args.data_folder {
         config.storage.data_folder = folder;
     }
+    let world = match emoted::server::world::WorldPlugin::open(&config.world) {
+        Ok(world) => world,
+        Err(e) => {
+            eprintln!("emoted: cannot open the world: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let warnings = config.startup_warnings();
     // One tokio runtime for every network task: valence's listener, the
     // proxy gateway, the resource pack's HTTP server (src/server/runtime.rs).
@@ -579,7 +586,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     }
     app.insert_resource(config)
         .insert_resource(emoted::server::reload::ConfigPath(config_path))
-        .add_plugins(emoted::EmotePlugins);
+        .add_plugins(emoted::EmotePlugins.set(world));
     // After DefaultPlugins, whose LogPlugin sets up the log.
     for warning in warnings {
         tracing::warn!("{warning}");

@@ -5,6 +5,7 @@ pub mod camera;
 pub mod resource_pack;
 pub mod skins;
 pub mod storage;
+pub mod world;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ pub use camera::CameraSection;
 pub use resource_pack::ResourcePackSection;
 pub use skins::SkinsSection;
 pub use storage::StorageSection;
+pub use world::WorldSection;
 
 /// The highest `commands.rate_per_second` (and completion rate) accepted.
 pub const MAX_RATE_PER_SECOND: f64 = 1000.0;
@@ -259,6 +261,8 @@ pub struct Config {
     pub storage: StorageSection,
     /// `[camera]`.
     pub camera: CameraSection,
+    /// `[world]`.
+    pub world: WorldSection,
 }
 
 impl Config {
