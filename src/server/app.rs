@@ -21,7 +21,7 @@ use crate::server::{
 /// | plugin | what it does | its systems |
 /// |---|---|---|
 /// | [`ConfigPlugin`] | the configuration's defaults when the host inserted none | none |
-/// | [`world::FlatWorldPlugin`] | the flat world and where players join | `Startup`, `Update` |
+/// | [`world::WorldPlugin`] | the world (flat, or an existing one: `[world] path`) and where players join | `Startup`, `Update` |
 /// | [`EmoteLibraryPlugin`] | the emotes, loaded at start-up | `Startup` |
 /// | [`commands::EmoteCommandsPlugin`] | `/emote`, `/gamemode`, `/tp`, completion, operators | `Update`, before [`EmotePlaybackSet`](crate::server::events::EmotePlaybackSet) |
 /// | [`emote::EmotePlaybackPlugin`] | playback: start, advance, send, stop, two-player offers | `Update`, in `EmotePlaybackSet` |
@@ -42,7 +42,9 @@ use crate::server::{
 /// | [`shutdown::ShutdownPlugin`] | a stop request (a signal to `emoted serve`) ends every playback, tells every player, closes the store and exits | `Update`, `Last` |
 ///
 /// Insert [`Config`] (and [`EmoteFolders`](crate::server::emote_library::EmoteFolders))
-/// before adding the group to use your own; call
+/// before adding the group to use your own; to play an existing world,
+/// replace the flat one: `EmotePlugins.set(WorldPlugin::open(&config.world)?)`
+/// ([`world::WorldPlugin::open`]). Call
 /// [`run_schedules_on_one_thread`] after every plugin is added.
 pub struct EmotePlugins;
 
@@ -50,7 +52,7 @@ impl PluginGroup for EmotePlugins {
     fn build(self) -> PluginGroupBuilder {
         PluginGroupBuilder::start::<Self>()
             .add(ConfigPlugin)
-            .add(world::FlatWorldPlugin)
+            .add(world::WorldPlugin::Flat)
             .add(EmoteLibraryPlugin)
             .add(commands::EmoteCommandsPlugin)
             .add(emote::EmotePlaybackPlugin)

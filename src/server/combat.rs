@@ -23,7 +23,7 @@ use valence::status::RequestRespawnEvent;
 
 use crate::server::events::add_shared_events;
 use crate::server::events::{CameraFlying, PlayerDamagedEvent, PlayerDiedEvent};
-use crate::server::world::SURFACE_Y;
+use crate::server::world::WorldSpawn;
 
 /// A player's full health.
 pub const PLAYER_MAX_HEALTH: f32 = 20.0;
@@ -159,7 +159,9 @@ fn respawn_players(
         &mut RespawnPosition,
         &mut VisibleChunkLayer,
     )>,
+    spawn: Option<Res<WorldSpawn>>,
 ) {
+    let spawn = spawn.map(|spawn| *spawn).unwrap_or_default();
     for event in events.iter() {
         let Ok((mut client, mut health, mut position, mut respawn, mut layer)) =
             players.get_mut(event.client)
@@ -170,10 +172,10 @@ fn respawn_players(
             continue; // not dead: nothing to do
         }
         health.0 = PLAYER_MAX_HEALTH;
-        respawn.pos = BlockPos::new(0, SURFACE_Y + 1, 0);
+        respawn.pos = spawn.block();
         // Touching the layer makes valence send the respawn packet.
         layer.set_changed();
-        position.set([0.5, f64::from(SURFACE_Y) + 1.0, 0.5]);
+        position.set(spawn.0);
         client.write_packet(&HealthUpdateS2c {
             health: PLAYER_MAX_HEALTH,
             food: VarInt(20),

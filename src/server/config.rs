@@ -6,6 +6,7 @@ pub mod operations;
 pub mod resource_pack;
 pub mod skins;
 pub mod storage;
+pub mod world;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ pub use operations::{MetricsSection, RconSection};
 pub use resource_pack::ResourcePackSection;
 pub use skins::SkinsSection;
 pub use storage::StorageSection;
+pub use world::WorldSection;
 
 /// The highest `commands.rate_per_second` (and completion rate) accepted.
 pub const MAX_RATE_PER_SECOND: f64 = 1000.0;
@@ -265,6 +267,8 @@ pub struct Config {
     pub rcon: RconSection,
     /// `[metrics]`.
     pub metrics: MetricsSection,
+    /// `[world]`.
+    pub world: WorldSection,
 }
 
 impl Config {

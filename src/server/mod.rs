@@ -25,6 +25,7 @@ pub mod permissions;
 pub mod reload;
 pub mod resource_pack;
 pub mod runtime;
+pub mod serve;
 pub mod shutdown;
 pub mod skin;
 pub mod storage;

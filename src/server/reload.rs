@@ -213,6 +213,7 @@ fn reload_on_request(
                 new.resource_pack.listen = config.resource_pack.listen;
                 new.rcon = config.rcon.clone();
                 new.metrics = config.metrics.clone();
+                new.world = config.world.clone();
                 *config = new;
             }
             Err(e) => {
