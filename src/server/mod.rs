@@ -9,6 +9,7 @@ pub mod camera;
 pub mod combat;
 pub mod commands;
 pub mod config;
+pub mod counters;
 pub mod cull;
 pub mod dispatch;
 pub mod emote;

@@ -46,6 +46,7 @@ use valence::prelude::*;
 
 use crate::library::Library;
 use crate::server::config::Config;
+use crate::server::counters::{ReloadResult, ServerCounters};
 use crate::server::emote::ActiveEmote;
 use crate::server::emote_library::{EmoteFolders, EmoteLibrary};
 use crate::server::events::add_shared_events;
@@ -188,6 +189,7 @@ fn reload_on_request(
     mut clients: Query<(Entity, &mut Client, Option<&OpLevel>)>,
     mut stop: EventWriter<StopEmoteRequest>,
     mut finished: EventWriter<ReloadFinishedEvent>,
+    counters: Option<Res<ServerCounters>>,
 ) {
     let mut asked_by: Vec<Entity> = Vec::new();
     let mut any = false;
@@ -250,11 +252,19 @@ fn reload_on_request(
             reason: EndReason::Reloaded { removed },
         });
     }
+    let refused = report.files.iter().filter(|f| f.has_errors()).count();
+    if let Some(counters) = &counters {
+        counters.reloaded(if refused > 0 || !lines.is_empty() {
+            ReloadResult::Errors
+        } else {
+            ReloadResult::Ok
+        });
+    }
     let summary = format!(
         "Reloaded {} emotes from {} files; {} refused, {} kept at their last good version; {} playing emotes stopped because their file changed.",
         report.library.len(),
         report.file_count,
-        report.files.iter().filter(|f| f.has_errors()).count(),
+        refused,
         report.kept_previous.len(),
         stopped,
     );

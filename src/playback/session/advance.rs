@@ -18,8 +18,11 @@ use crate::playback::sequence::{self, Segment, StepRng};
 pub enum PlaybackEnd {
     /// The last segment finished.
     Finished,
-    /// Molang failed (a non-finite value, or the operation budget).
+    /// Molang failed: a non-finite value.
     Failed(String),
+    /// Molang ran out of its operation budget (counted apart in the
+    /// server's metrics).
+    OverBudget(String),
 }
 
 /// What one tick of the phase machine did besides updating the frame.
@@ -86,7 +89,12 @@ impl PlaybackState {
     /// A tick of the current Animation's timeline.
     fn advance_timeline(&mut self, wall: u64, due: &mut Vec<DueCommand>) -> TickOutcome {
         let failed = |e: crate::anim::SampleError| TickOutcome {
-            end: Some(PlaybackEnd::Failed(e.to_string())),
+            end: Some(match e {
+                crate::anim::SampleError::MolangBudgetExceeded { .. } => {
+                    PlaybackEnd::OverBudget(e.to_string())
+                }
+                _ => PlaybackEnd::Failed(e.to_string()),
+            }),
             cycle_completed: None,
         };
         let roots = self.roots;

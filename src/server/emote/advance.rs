@@ -11,6 +11,7 @@ use super::stop::*;
 use crate::playback::partner::EYE_HEIGHT as EYE_HEIGHT_BLOCKS;
 use crate::playback::playing::wall_tick;
 use crate::playback::session::{DueCommand, NodeUpdate, PlaybackEnd, WorldView};
+use crate::server::counters::ServerCounters;
 use crate::server::events::{
     CameraFlying, EmoteCommandEvent, EmoteEndedEvent, EndReason, PlayerDamagedEvent,
 };
@@ -186,6 +187,7 @@ pub(super) fn advance_emotes(
     simulated: Option<Res<SimulatedWallClock>>,
     mut buffers: Local<TickBuffers>,
     views: SolverViews,
+    counters: Option<Res<ServerCounters>>,
 ) {
     let wall = simulated.map_or_else(wall_tick, |c| c.start_tick + now_tick(&server));
     plans.0.begin_tick();
@@ -207,6 +209,12 @@ pub(super) fn advance_emotes(
             end = outcome.end.map(|end| match end {
                 PlaybackEnd::Finished => EndReason::Finished,
                 PlaybackEnd::Failed(message) => EndReason::Failed(message),
+                PlaybackEnd::OverBudget(message) => {
+                    if let Some(counters) = &counters {
+                        counters.molang_budget_stopped();
+                    }
+                    EndReason::Failed(message)
+                }
             });
         }
         if end.is_none() || end == Some(EndReason::Finished) {

@@ -50,7 +50,7 @@ use valence::ident::ident;
 use valence::prelude::bevy_ecs::query::Has;
 use valence::prelude::*;
 
-use super::{MessageBudget, Reach};
+use super::{count_drop, MessageBudget, Reach, DROPPED_MALFORMED, DROPPED_RATE};
 use crate::format::settings::PlaybackMode;
 use crate::format::EmoteId;
 use crate::modded::animation_channel::{
@@ -58,6 +58,7 @@ use crate::modded::animation_channel::{
 };
 use crate::modded::emotecraft::bones::emote_uuid;
 use crate::server::config::Config;
+use crate::server::counters::ServerCounters;
 use crate::server::emote::ActiveEmote;
 use crate::server::emote_library::{ClientEmotes, EmoteLibrary};
 use crate::server::events::BoneViewer;
@@ -257,6 +258,7 @@ fn handle_channel_messages(
     )>,
     placed: Placed,
     mut clients: Query<&mut Client>,
+    counters: Option<Res<ServerCounters>>,
 ) {
     let now = server.current_tick();
     let second = now / 20;
@@ -274,6 +276,7 @@ fn handle_channel_messages(
         // A player with no budget yet joined this tick: theirs comes next tick.
         if let Some(mut budget) = budget {
             if !budget.0.admit(second, CHANNEL, &name.0) {
+                count_drop(&counters, CHANNEL, DROPPED_RATE);
                 continue;
             }
         }
@@ -281,6 +284,7 @@ fn handle_channel_messages(
             Ok(AnimationC2s::Hello { highest_version }) => highest_version,
             Err(e) => {
                 tracing::warn!("{}: dropped a message on {CHANNEL}: {e}", name.0);
+                count_drop(&counters, CHANNEL, DROPPED_MALFORMED);
                 continue;
             }
         };

@@ -73,6 +73,7 @@ use crate::modded::emotecraft::{
     SUB_DISCOVERY, SUB_EMOTE,
 };
 use crate::server::config::Config;
+use crate::server::counters::ServerCounters;
 use crate::server::emote_library::ClientEmotes;
 use crate::server::events::{add_shared_events, BoneViewer};
 
@@ -218,6 +219,19 @@ impl MessageBudget {
     }
 }
 
+/// The `reason` label of a message dropped for coming over
+/// [`MESSAGES_PER_SECOND`].
+pub const DROPPED_RATE: &str = "rate";
+/// The `reason` label of a message dropped because it could not be read.
+pub const DROPPED_MALFORMED: &str = "malformed";
+
+/// Counts a dropped plugin message, when the server counts.
+fn count_drop(counters: &Option<Res<ServerCounters>>, channel: &'static str, reason: &'static str) {
+    if let Some(counters) = counters {
+        counters.plugin_message_dropped(channel, reason);
+    }
+}
+
 /// A player's budget on Emotecraft's channel.
 #[derive(Component, Clone, Copy, Debug, Default)]
 struct ChannelBudget(MessageBudget);
@@ -259,6 +273,7 @@ fn handle_emotecraft_messages(
     mut streams: ResMut<RelayedStreams>,
     mut players: Players,
     mut inbox: ResMut<draw::ClientEmoteInbox>,
+    counters: Option<Res<ServerCounters>>,
 ) {
     let now = server.current_tick();
     let second = now / 20;
@@ -274,6 +289,7 @@ fn handle_emotecraft_messages(
         };
         if let Some(mut budget) = budget {
             if !budget.0.admit(second, CHANNEL, &name.0) {
+                count_drop(&counters, CHANNEL, DROPPED_RATE);
                 continue;
             }
         }
@@ -281,6 +297,7 @@ fn handle_emotecraft_messages(
             Ok(packet) => packet,
             Err(e) => {
                 tracing::warn!("{}: dropped a message on {CHANNEL}: {e}", name.0);
+                count_drop(&counters, CHANNEL, DROPPED_MALFORMED);
                 continue;
             }
         };
@@ -293,6 +310,7 @@ fn handle_emotecraft_messages(
                     Some(Ok(versions)) => versions,
                     Some(Err(e)) => {
                         tracing::warn!("{}: dropped a CONFIG on {CHANNEL}: {e}", name.0);
+                        count_drop(&counters, CHANNEL, DROPPED_MALFORMED);
                         continue;
                     }
                     None => Vec::new(),

@@ -30,6 +30,8 @@ use hyper::server::conn::Http;
 use hyper::service::service_fn;
 use hyper::{Body, Method, Request, Response, StatusCode};
 use tokio::net::TcpListener;
+
+use crate::server::counters::{SentKind, ServerCounters};
 use tokio::runtime::Handle;
 use tokio::sync::Semaphore;
 
@@ -133,8 +135,9 @@ pub fn bind(listen: SocketAddr, runtime: &Handle) -> std::io::Result<TcpListener
 }
 
 /// Accepts connections on `listener` for ever, answering each request with
-/// [`respond`] for the pack in `slot` at that moment.
-pub async fn serve(listener: TcpListener, slot: PackSlot) {
+/// [`respond`] for the pack in `slot` at that moment; each download (a GET
+/// answered 200) is counted in `counters` with its bytes.
+pub async fn serve(listener: TcpListener, slot: PackSlot, counters: ServerCounters) {
     let mut http = Http::new();
     http.http1_only(true)
         .http1_keep_alive(false)
@@ -155,9 +158,17 @@ pub async fn serve(listener: TcpListener, slot: PackSlot) {
             }
         };
         let slot = slot.clone();
+        let counters = counters.clone();
         let service = service_fn(move |request: Request<Body>| {
             let pack = slot.current();
             let answer = respond(request.method(), request.uri().path(), pack.as_ref());
+            if let (Some(pack), true) = (
+                &pack,
+                request.method() == Method::GET && answer.status() == StatusCode::OK,
+            ) {
+                counters.pack_downloaded();
+                counters.sent(SentKind::ResourcePack, pack.size_bytes() as u64);
+            }
             tracing::debug!(
                 "resource pack: {peer} {} {} ({}): {}",
                 request.method(),

@@ -93,6 +93,7 @@ use crate::pack::ids::SliceTable;
 use crate::pack::merge::MergeConflict;
 use crate::pack::slices::library_slices;
 use crate::server::config::{Config, ResourcePackSection};
+use crate::server::counters::ServerCounters;
 use crate::server::emote_library::EmoteLibrary;
 use crate::server::runtime::NetworkRuntime;
 use crate::server::skin::PackSlices;
@@ -228,7 +229,12 @@ fn network_runtime(world: &World) -> Option<NetworkRuntime> {
 /// Worker threads of the pack server's runtime.
 pub const PACK_WORKER_THREADS: usize = 1;
 
-fn start_pack_server(mut commands: Commands, config: Res<Config>, runtime: Res<PackRuntime>) {
+fn start_pack_server(
+    mut commands: Commands,
+    config: Res<Config>,
+    runtime: Res<PackRuntime>,
+    counters: Option<Res<ServerCounters>>,
+) {
     let section = &config.resource_pack;
     let listener = match http::bind(section.listen, runtime.0.handle()) {
         Ok(listener) => listener,
@@ -243,10 +249,11 @@ fn start_pack_server(mut commands: Commands, config: Res<Config>, runtime: Res<P
     };
     let bound = listener.local_addr().unwrap_or(section.listen);
     let slot = PackSlot::default();
-    runtime
-        .0
-        .handle()
-        .spawn(http::serve(listener, slot.clone()));
+    runtime.0.handle().spawn(http::serve(
+        listener,
+        slot.clone(),
+        counters.map(|c| c.clone()).unwrap_or_default(),
+    ));
     tracing::info!(
         "serving the resource pack on {bound}; players are offered {}",
         self::url::pack_url(&section.public_base(bound), "<sha1>")
