@@ -380,7 +380,7 @@ fn load_config(path: Option<&PathBuf>) -> Result<emoted::server::config::Config,
     match path {
         Some(path) => Config::load(path).map_err(|e| e.to_string()),
         None if default_path.is_file() => Config::load(&default_path).map_err(|e| e.to_string()),
-        None => Ok(Config::default()),
+        None => Config::from_environment().map_err(|e| e.to_string()),
     }
 }
 
@@ -495,7 +495,7 @@ fn serve(args: ServeArgs) -> ExitCode {
     };
     let config = match &config_path {
         Some(path) => Config::load(path),
-        None => Ok(Config::default()),
+        None => Config::from_environment(),
     };
     let mut config = match config {
         Ok(c) => c,
@@ -585,6 +585,9 @@ fn serve(args: ServeArgs) -> ExitCode {
         tracing::warn!("{warning}");
     }
     tracing::info!("{}", app.world.resource::<Config>().listening_line());
+    if let Some(line) = app.world.resource::<Config>().environment_line() {
+        tracing::info!("{line}");
+    }
     // SIGINT and SIGTERM stop the server cleanly (src/server/shutdown).
     let requests = emoted::server::shutdown::ShutdownRequests::default();
     emoted::server::shutdown::listen_for_signals(&runtime, requests.clone());

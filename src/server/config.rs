@@ -1,7 +1,9 @@
 //! `config/emoted.toml`: every option with its default (the bundled file
-//! lists them all, commented). `[resource_pack]` is in [`resource_pack`].
+//! lists them all, commented). `[resource_pack]` is in [`resource_pack`];
+//! `EMOTED__<SECTION>__<KEY>` variables set options over the file ([`mod@env`]).
 
 pub mod camera;
+pub mod env;
 pub mod resource_pack;
 pub mod skins;
 pub mod storage;
@@ -41,6 +43,9 @@ pub enum ConfigError {
         /// What is wrong, naming the option.
         message: String,
     },
+    /// An `EMOTED__…` environment variable was refused ([`mod@env`]).
+    #[error(transparent)]
+    Environment(#[from] env::EnvError),
 }
 
 /// How players are authenticated.
@@ -259,6 +264,10 @@ pub struct Config {
     pub storage: StorageSection,
     /// `[camera]`.
     pub camera: CameraSection,
+    /// The `EMOTED__…` environment variables applied over the file
+    /// ([`mod@env`]), by name; not an option.
+    #[serde(skip)]
+    pub environment: Vec<String>,
 }
 
 impl Config {
@@ -374,13 +383,14 @@ impl Config {
         Ok(config)
     }
 
-    /// Reads a configuration file.
+    /// Reads a configuration file, with the process's `EMOTED__…`
+    /// variables set over it ([`mod@env`]).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        Self::parse(&text, path)
+        env::load(&text, path)
     }
 }
 
