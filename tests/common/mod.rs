@@ -44,6 +44,7 @@ fn scratch_dir() -> PathBuf {
 }
 
 mod animations;
+pub mod container;
 pub mod emotecraft;
 mod events;
 mod install;
