@@ -358,7 +358,7 @@ fn load_config(path: Option<&PathBuf>) -> Result<emoted::server::config::Config,
     match path {
         Some(path) => Config::load(path).map_err(|e| e.to_string()),
         None if default_path.is_file() => Config::load(&default_path).map_err(|e| e.to_string()),
-        None => Ok(Config::default()),
+        None => Config::from_environment().map_err(|e| e.to_string()),
     }
 }
 

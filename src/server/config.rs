@@ -1,14 +1,16 @@
 //! `config/emoted.toml`: every option with its default (the bundled file
-//! lists them all, commented). `[resource_pack]` is in [`resource_pack`].
+//! lists them all, commented). `[resource_pack]` is in [`resource_pack`];
+//! `EMOTED__<SECTION>__<KEY>` variables set options over the file ([`mod@env`]).
 
 pub mod camera;
+pub mod env;
 pub mod operations;
 pub mod resource_pack;
+pub mod server;
 pub mod skins;
 pub mod storage;
 pub mod world;
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -19,6 +21,7 @@ pub use crate::server::permissions::PermissionsSection;
 pub use camera::CameraSection;
 pub use operations::{MetricsSection, RconSection};
 pub use resource_pack::ResourcePackSection;
+pub use server::{ConnectionModeSetting, ServerSection};
 pub use skins::SkinsSection;
 pub use storage::StorageSection;
 pub use world::WorldSection;
@@ -45,72 +48,9 @@ pub enum ConfigError {
         /// What is wrong, naming the option.
         message: String,
     },
-}
-
-/// How players are authenticated.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ConnectionModeSetting {
-    /// No authentication; UUIDs from names.
-    #[default]
-    Offline,
-    /// Mojang authentication.
-    Online,
-    /// BungeeCord (or Velocity legacy) forwarding.
-    Bungeecord,
-    /// Velocity modern forwarding with `velocity_secret`.
-    Velocity,
-}
-
-/// `[server]`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ServerSection {
-    /// Listen address.
-    pub address: SocketAddr,
-    /// Authentication.
-    pub connection_mode: ConnectionModeSetting,
-    /// Velocity's forwarding secret.
-    pub velocity_secret: String,
-    /// Players allowed at once.
-    pub max_players: usize,
-    /// Chunks sent around each player.
-    pub view_distance: u8,
-    /// The line under the server in players' server lists.
-    pub motd: String,
-}
-
-impl Config {
-    /// The start-up line that says where players connect, and how.
-    pub fn listening_line(&self) -> String {
-        let mode = match self.server.connection_mode {
-            ConnectionModeSetting::Offline => "offline mode: no Mojang authentication",
-            ConnectionModeSetting::Online => "online mode",
-            ConnectionModeSetting::Bungeecord => {
-                "BungeeCord forwarding: players come through the proxy"
-            }
-            ConnectionModeSetting::Velocity => {
-                "Velocity forwarding: players come through the proxy"
-            }
-        };
-        format!(
-            "players connect to {} ({mode}), {} at once",
-            self.server.address, self.server.max_players
-        )
-    }
-}
-
-impl Default for ServerSection {
-    fn default() -> Self {
-        Self {
-            address: SocketAddr::from(([0, 0, 0, 0], 25565)),
-            connection_mode: ConnectionModeSetting::Offline,
-            velocity_secret: String::new(),
-            max_players: 20,
-            view_distance: 10,
-            motd: "An emoted server".to_owned(),
-        }
-    }
+    /// An `EMOTED__…` environment variable was refused ([`mod@env`]).
+    #[error(transparent)]
+    Environment(#[from] env::EnvError),
 }
 
 /// `[emotes]`.
@@ -269,6 +209,10 @@ pub struct Config {
     pub metrics: MetricsSection,
     /// `[world]`.
     pub world: WorldSection,
+    /// The `EMOTED__…` environment variables applied over the file
+    /// ([`mod@env`]), by name; not an option.
+    #[serde(skip)]
+    pub environment: Vec<String>,
 }
 
 impl Config {
@@ -385,13 +329,14 @@ impl Config {
         Ok(config)
     }
 
-    /// Reads a configuration file.
+    /// Reads a configuration file, with the process's `EMOTED__…`
+    /// variables set over it ([`mod@env`]).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        Self::parse(&text, path)
+        env::load(&text, path)
     }
 }
 

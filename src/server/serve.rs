@@ -50,7 +50,7 @@ pub fn serve(args: ServeArgs) -> ExitCode {
     };
     let config = match &config_path {
         Some(path) => Config::load(path),
-        None => Ok(Config::default()),
+        None => Config::from_environment(),
     };
     let mut config = match config {
         Ok(c) => c,
@@ -147,6 +147,9 @@ pub fn serve(args: ServeArgs) -> ExitCode {
         tracing::warn!("{warning}");
     }
     tracing::info!("{}", app.world.resource::<Config>().listening_line());
+    if let Some(line) = app.world.resource::<Config>().environment_line() {
+        tracing::info!("{line}");
+    }
     // SIGINT and SIGTERM stop the server cleanly (src/server/shutdown).
     let requests = crate::server::shutdown::ShutdownRequests::default();
     crate::server::shutdown::listen_for_signals(&runtime, requests.clone());

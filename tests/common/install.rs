@@ -104,7 +104,7 @@ pub fn ensure_debian_packages(what: &str, present: &dyn Fn() -> bool, packages: 
 
 /// True when `command` exists on the PATH (it is started; its exit status
 /// does not matter).
-fn runs(command: &str) -> bool {
+pub fn runs(command: &str) -> bool {
     Command::new(command)
         .arg("--version")
         .stdin(Stdio::null())

@@ -45,6 +45,7 @@ fn scratch_dir() -> PathBuf {
 
 mod animations;
 pub mod anvil;
+pub mod container;
 pub mod emotecraft;
 mod events;
 mod install;
