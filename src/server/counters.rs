@@ -161,8 +161,8 @@ mod tests {
         assert_eq!(
             counters.plugin_messages_dropped(),
             [
-                (("emoted:animation", "malformed"), 1),
-                (("emotecraft:emote", "rate"), 2)
+                (("emotecraft:emote", "rate"), 2),
+                (("emoted:animation", "malformed"), 1)
             ]
         );
     }

@@ -20,6 +20,7 @@ pub mod gateway;
 pub mod idle;
 pub mod listener;
 pub mod loadtest;
+pub mod metrics;
 pub mod modded;
 pub mod operator;
 pub mod permissions;

@@ -1,7 +1,8 @@
-//! The operator's commands, as an admin and their tools use them: the
-//! console on standard input and RCON (a client written here from the
-//! Source RCON protocol, not the server's codec), with a real client
-//! online. `stop` from the console is in `e2e_shutdown`.
+//! What an admin's tools use, with a real client online: the operator's
+//! commands on the console (standard input) and over RCON (a client
+//! written here from the Source RCON protocol, not the server's codec),
+//! and the Prometheus metrics (parsed here as the text format says).
+//! `stop` from the console is in `e2e_shutdown`.
 
 mod common;
 
@@ -9,7 +10,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use common::{free_port, Server, TempDir};
+use common::{free_port, http_request, Server, TempDir};
 use serde_json::json;
 
 const PASSWORD: &str = "correct horse";
@@ -203,4 +204,116 @@ fn rcon_stays_off_without_a_password() {
         TcpStream::connect(("127.0.0.1", rcon_port)).is_err(),
         "nothing listens on the RCON port"
     );
+}
+
+/// Prometheus text, checked line by line: every sample is
+/// `name{labels} number` under a `# TYPE` of its metric. The samples, by
+/// `name{labels}`.
+fn parse_prometheus(text: &str) -> std::collections::BTreeMap<String, f64> {
+    let mut samples = std::collections::BTreeMap::new();
+    let mut typed = String::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let mut words = rest.split(' ');
+            typed = words.next().expect("a name").to_owned();
+            let kind = words.next().expect("a type");
+            assert!(["counter", "gauge", "histogram"].contains(&kind), "{line}");
+            continue;
+        }
+        if line.starts_with("# HELP ") {
+            continue;
+        }
+        let (series, value) = line.rsplit_once(' ').expect("name and value");
+        let name = series.split('{').next().expect("a name");
+        assert!(
+            name.starts_with(&typed),
+            "{name} is not under its TYPE ({typed})"
+        );
+        if let Some(labels) = series.strip_prefix(name) {
+            if !labels.is_empty() {
+                assert!(labels.starts_with('{') && labels.ends_with('}'), "{line}");
+            }
+        }
+        let value: f64 = match value {
+            "+Inf" => f64::INFINITY,
+            other => other
+                .parse()
+                .unwrap_or_else(|_| panic!("not a number: {line}")),
+        };
+        samples.insert(series.to_owned(), value);
+    }
+    samples
+}
+
+#[test]
+fn the_metrics_show_the_player_and_the_emote_they_play() {
+    let metrics_port = free_port();
+    let dir = TempDir::new("metrics-config");
+    let config = dir.write(
+        "emoted.toml",
+        &format!("[metrics]\nenabled = true\nlisten = \"127.0.0.1:{metrics_port}\"\n"),
+    );
+    let config = config.to_string_lossy().into_owned();
+    let emotes = concat!(env!("CARGO_MANIFEST_DIR"), "/emotes");
+    let mut server = Server::start_with_args(&[emotes], &["--config", config.as_str()]);
+    let address = std::net::SocketAddr::from(([127, 0, 0, 1], metrics_port));
+    let scrape = || {
+        let answer = http_request(address, "GET", "/metrics");
+        assert_eq!(answer.status, 200);
+        assert_eq!(
+            answer.header("content-type"),
+            Some("text/plain; version=0.0.4; charset=utf-8")
+        );
+        parse_prometheus(&String::from_utf8_lossy(&answer.body))
+    };
+    // The endpoint may answer before the first tick has ended.
+    let mut before = scrape();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while before["minecraft_tick_duration_seconds_count"] == 0.0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        before = scrape();
+    }
+    assert_eq!(before["minecraft_players_online"], 0.0);
+    assert!(before["emoted_emotes_loaded"] >= 20.0, "{before:?}");
+
+    let dancer = server
+        .bot("dancer")
+        .wait_spawn()
+        .chat("/emote play example:dance")
+        .wait_for(
+            json!({"event": "spawn_entity", "type": "item_display"}),
+            1,
+            10_000,
+        )
+        .wait_ms(6000)
+        .disconnect()
+        .spawn();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut samples = before.clone();
+    while Instant::now() < deadline {
+        samples = scrape();
+        if samples["emoted_playbacks_active"] == 1.0
+            && samples["emoted_bytes_sent_total{kind=\"display_updates\"}"] > 0.0
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    assert_eq!(samples["minecraft_players_online"], 1.0, "{samples:?}");
+    assert_eq!(samples["emoted_playbacks_active"], 1.0, "{samples:?}");
+    assert!(samples["emoted_display_entities"] >= 1.0, "{samples:?}");
+    assert!(
+        samples["emoted_bytes_sent_total{kind=\"display_updates\"}"] > 0.0,
+        "the dance's updates reached the dancer: {samples:?}"
+    );
+    assert!(samples["minecraft_tps"] > 10.0, "{samples:?}");
+    let ticks = samples["minecraft_tick_duration_seconds_count"];
+    assert!(ticks > 20.0, "{samples:?}");
+    assert_eq!(
+        samples["minecraft_tick_duration_seconds_bucket{le=\"+Inf\"}"],
+        ticks
+    );
+    assert_eq!(http_request(address, "GET", "/").status, 404);
+    dancer.wait().assert_ok();
+    server.assert_log_clean();
 }
