@@ -11,8 +11,9 @@
 //! waits for it:
 //! - **counters** that features add to as things happen
 //!   ([`ServerCounters`], shared with the resource pack's HTTP server);
-//! - **gauges** this plugin samples at the end of every tick ([`Gauges`]:
-//!   players, playbacks, display entities, emotes loaded, tps);
+//! - **gauges** this plugin samples at the end of every tick while the
+//!   endpoint is on ([`Gauges`]: players, playbacks, display entities,
+//!   emotes loaded, tps);
 //! - **the tick histogram** ([`TickHistogram`]): the time from the start
 //!   of `First` to the end of `Last`, the tick's work without the sleep
 //!   before the next one.
@@ -150,15 +151,22 @@ impl Plugin for MetricsPlugin {
             .init_resource::<TickHistogram>()
             .init_resource::<TickClock>()
             .add_systems(PostStartup, start_metrics_server)
-            .add_systems(First, tick_started)
-            .add_systems(Last, (sample_gauges, tick_ended))
+            .add_systems(First, tick_started.run_if(metrics_enabled))
+            .add_systems(Last, (sample_gauges, tick_ended).run_if(metrics_enabled))
             .add_systems(
                 PostUpdate,
                 count_display_updates
+                    .run_if(metrics_enabled)
                     .after(UpdateTrackedDataSet)
                     .before(ClearEntityChangesSet),
             );
     }
+}
+
+/// The per-tick sampling runs only while the endpoint is on (the counters
+/// features add to cost an atomic add and always count).
+fn metrics_enabled(config: Res<Config>) -> bool {
+    config.metrics.enabled
 }
 
 /// When the current tick started, and the last second's tick count.
