@@ -93,12 +93,14 @@ fn rcon_and_the_console_run_the_operators_commands() {
     let alex = server
         .bot("alex")
         .wait_spawn()
-        .wait_for(
+        // Counted from the plan's start: the console may speak before the
+        // bot's spawn step has finished.
+        .wait_for_since_start(
             json!({"event": "chat", "text_contains": "[Server] hello from the console"}),
             1,
             20_000,
         )
-        .wait_for(
+        .wait_for_since_start(
             json!({"event": "spawn_entity", "type": "item_display"}),
             1,
             20_000,
