@@ -45,7 +45,7 @@
 //!    "default_state": "wave", "states": {"wave": {"clip": "example:wave"}}}]}
 //! ```
 //!
-//! Reading checks everything the file alone can tell ([`read_controller`]);
+//! Reading checks everything the file alone can tell ([`parse_controller_value`]);
 //! the clips and mask nodes belong to other files, so [`check_references`]
 //! checks them once the library knows its Animations. Names are resolved to
 //! indices while reading: a [`ControllerFile`] is valid by construction.
