@@ -9,6 +9,7 @@
 
 pub mod bones;
 pub mod clip;
+pub mod controller;
 pub mod decompose;
 mod easing;
 pub mod euler;

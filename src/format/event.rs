@@ -108,6 +108,34 @@ pub fn check_command(command: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Reads `commands`: a nonempty array of command strings, each checked by
+/// [`check_command`] (and trimmed).
+pub(crate) fn read_commands(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> Option<Vec<String>> {
+    let Value::Array(items) = value else {
+        problems.error(pointer, "`commands` must be an array of command strings");
+        return None;
+    };
+    if items.is_empty() {
+        problems.error(pointer, "`commands` must list at least one command");
+        return None;
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let ip = index(pointer, i);
+        if let Some(s) = read::string(item, &ip, problems, "a command") {
+            match check_command(s) {
+                Ok(()) => out.push(s.trim().to_owned()),
+                Err(e) => problems.error(&ip, e),
+            }
+        }
+    }
+    (out.len() == items.len()).then_some(out)
+}
+
 /// A node reference an event makes, checked once all nodes are known.
 pub(crate) struct NodeRef {
     pub(crate) node: String,
@@ -213,27 +241,9 @@ fn read_event(
             offset: offset?,
         })
     });
-    let commands = obj.req("commands", problems).and_then(|(v, p)| {
-        let Value::Array(items) = v else {
-            problems.error(&p, "`commands` must be an array of command strings");
-            return None;
-        };
-        if items.is_empty() {
-            problems.error(&p, "`commands` must list at least one command");
-            return None;
-        }
-        let mut out = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            let ip = index(&p, i);
-            if let Some(s) = read::string(item, &ip, problems, "a command") {
-                match check_command(s) {
-                    Ok(()) => out.push(s.trim().to_owned()),
-                    Err(e) => problems.error(&ip, e),
-                }
-            }
-        }
-        (out.len() == items.len()).then_some(out)
-    });
+    let commands = obj
+        .req("commands", problems)
+        .and_then(|(v, p)| read_commands(v, &p, problems));
     obj.finish(problems, &["time", "source", "origin", "commands"]);
     let event = CommandEvent {
         source: source?,

@@ -20,6 +20,9 @@ pub mod camera;
 mod camera_tests;
 pub mod clip;
 pub mod content;
+pub mod controller;
+#[cfg(test)]
+mod controller_tests;
 pub mod display_fields;
 pub mod event;
 pub mod ident;
