@@ -4,10 +4,15 @@
 //! `NetworkSettings::tokio_handle` names one, and it keeps that runtime
 //! private. So `emoted serve` makes the runtime first, as a
 //! [`NetworkRuntime`] resource, and hands its handle to valence; the proxy
-//! gateway ([`crate::server::gateway`]) and the resource pack's HTTP server
-//! ([`crate::server::resource_pack`]) spawn their tasks on the same handle.
-//! One pool of worker threads then serves the game port, the pack port and
-//! every connection, none of it on the tick's thread.
+//! gateway ([`crate::server::gateway`]), RCON
+//! ([`crate::server::operator::rcon`]), the metrics endpoint
+//! ([`crate::server::metrics`]) and the signal listener spawn their tasks
+//! on the same handle. One pool of worker threads then serves the game
+//! port and every connection, none of it on the tick's thread. The
+//! resource pack's HTTP server is the exception: bulk downloads run on a
+//! small runtime of their own at a lower priority
+//! ([`NetworkRuntime::background`]), so they never take a core from the
+//! game.
 //!
 //! A host game that adds [`crate::EmotePlugins`] to its own app may insert a
 //! [`NetworkRuntime`] of its own (see [`NetworkRuntime::from_handle`]); the
