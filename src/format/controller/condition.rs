@@ -10,7 +10,7 @@
 //! | `jump`           | the trigger is armed (and consumes it)       | trigger         |
 //! | `speed > 0.1`    | the comparison holds (`<` `<=` `>` `>=` `==` `!=`) | float, int |
 //!
-//! Parsing ([`parse`]) only looks at the text; [`resolve`] then checks the
+//! Parsing (`parse`) only looks at the text; `resolve` then checks the
 //! name and the type against the controller's parameters, with a
 //! did-you-mean for an unknown name.
 
