@@ -85,13 +85,7 @@ fn the_prebuilt_image_serves_a_real_client_and_stops_clean() {
             1,
             10_000,
         )
-        .chat("/emote play example:dance")
-        .wait_for(
-            json!({"event": "spawn_entity", "type": "item_display"}),
-            1,
-            10_000,
-        )
-        .wait_end()
+        .play_until_kicked("example:dance")
         .spawn();
     // The pack answers over the host's loopback, as the start-up line
     // names it.

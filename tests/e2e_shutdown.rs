@@ -9,7 +9,6 @@ mod common;
 use std::time::Duration;
 
 use common::{status_ping, Server, TempDir};
-use serde_json::json;
 
 #[test]
 fn sigterm_ends_the_emotes_tells_the_players_and_exits_clean() {
@@ -63,13 +62,7 @@ fn stop_while_dancing(console: bool, reason: &str, stop: impl FnOnce(&mut common
         .wait_ms(200)
         .close_wheel()
         .wait_ms(200)
-        .chat("/emote play example:dance")
-        .wait_for(
-            json!({"event": "spawn_entity", "type": "item_display"}),
-            1,
-            10_000,
-        )
-        .wait_end()
+        .play_until_kicked("example:dance")
         .spawn();
     // Joined, favourited and dancing by then (the bot needs about 3 s).
     std::thread::sleep(Duration::from_secs(7));

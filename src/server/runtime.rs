@@ -20,6 +20,7 @@
 
 use std::sync::Arc;
 
+use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::{Handle, Runtime};
 use valence::prelude::*;
 
@@ -110,6 +111,29 @@ pub fn lower_this_threads_priority() {
                 "could not lower a background thread's priority: {}",
                 std::io::Error::last_os_error()
             );
+        }
+    }
+}
+
+/// How long a listener waits after a failed accept before it tries again.
+pub const ACCEPT_RETRY_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The next connection on `listener`. A failed accept (out of file
+/// descriptors and the like) is logged as `what` could not accept, and
+/// tried again after [`ACCEPT_RETRY_DELAY`]: the listener never ends and
+/// never spins. The pack server, the metrics endpoint and RCON accept with
+/// it.
+pub async fn accept_retrying(
+    listener: &TcpListener,
+    what: &str,
+) -> (TcpStream, std::net::SocketAddr) {
+    loop {
+        match listener.accept().await {
+            Ok(accepted) => return accepted,
+            Err(e) => {
+                tracing::warn!("{what} could not accept a connection: {e}");
+                tokio::time::sleep(ACCEPT_RETRY_DELAY).await;
+            }
         }
     }
 }

@@ -122,6 +122,17 @@ impl Plan {
             10_000,
         )
     }
+    /// Plays emote `id`, waits until its first display reaches the bot,
+    /// then stays until the server closes the connection (a stop).
+    pub fn play_until_kicked(self, id: &str) -> Plan {
+        self.chat(&format!("/emote play {id}"))
+            .wait_for(
+                json!({"event": "spawn_entity", "type": "item_display"}),
+                1,
+                10_000,
+            )
+            .wait_end()
+    }
     /// mineflayer controls: forward, back, left, right, jump, sprint, sneak.
     pub fn set_control(self, control: &str, state: bool) -> Plan {
         self.step(json!({"set_control": {control: state}}))

@@ -18,7 +18,7 @@ use valence::prelude::*;
 
 use super::{Gauges, TickHistogram};
 use crate::server::counters::ServerCounters;
-use crate::server::runtime::NetworkRuntime;
+use crate::server::runtime::{accept_retrying, NetworkRuntime};
 
 /// Connections served at once.
 pub const MAX_CONNECTIONS: usize = 8;
@@ -100,14 +100,7 @@ async fn serve(listener: TcpListener, sources: Sources) {
         let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
             return;
         };
-        let (stream, peer) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            Err(e) => {
-                tracing::warn!("the metrics endpoint could not accept a connection: {e}");
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                continue;
-            }
-        };
+        let (stream, peer) = accept_retrying(&listener, "the metrics endpoint").await;
         let sources = sources.clone();
         let service = service_fn(move |request: Request<Body>| {
             let answer = respond(request.method(), request.uri().path(), &sources);

@@ -112,16 +112,19 @@ impl TickHistogram {
         counts.sum_seconds += seconds;
     }
 
-    fn counts(&self) -> TickCounts {
+    /// The counts at one moment: the buckets, the count and the sum of a
+    /// scrape all come from the same ticks.
+    pub fn snapshot(&self) -> TickCounts {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
+}
 
+impl TickCounts {
     /// Ticks at or under each bucket's bound, cumulative as Prometheus
     /// wants them.
     pub fn cumulative_counts(&self) -> Vec<u64> {
         let mut total = 0;
-        self.counts()
-            .in_bucket
+        self.in_bucket
             .iter()
             .map(|n| {
                 total += n;
@@ -132,12 +135,12 @@ impl TickHistogram {
 
     /// Ticks observed.
     pub fn count(&self) -> u64 {
-        self.counts().count
+        self.count
     }
 
     /// Their total time.
     pub fn sum_seconds(&self) -> f64 {
-        self.counts().sum_seconds
+        self.sum_seconds
     }
 }
 

@@ -26,6 +26,7 @@ pub fn render(counters: &ServerCounters, gauges: &Gauges, ticks: &TickHistogram)
         "Ticks per second over the last second (20 when the server keeps up).",
         &plain(number(gauges.tps())),
     );
+    let ticks = ticks.snapshot();
     let mut buckets: Vec<(String, String)> = TICK_BUCKETS_SECONDS
         .iter()
         .zip(ticks.cumulative_counts())

@@ -32,6 +32,7 @@ use hyper::{Body, Method, Request, Response, StatusCode};
 use tokio::net::TcpListener;
 
 use crate::server::counters::{SentKind, ServerCounters};
+use crate::server::runtime::accept_retrying;
 use tokio::runtime::Handle;
 use tokio::sync::Semaphore;
 
@@ -148,15 +149,7 @@ pub async fn serve(listener: TcpListener, slot: PackSlot, counters: ServerCounte
         let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
             return;
         };
-        let (stream, peer) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            Err(e) => {
-                // Out of file descriptors and the like: wait, then go on.
-                tracing::warn!("the resource pack server could not accept a connection: {e}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
-        };
+        let (stream, peer) = accept_retrying(&listener, "the resource pack server").await;
         let slot = slot.clone();
         let counters = counters.clone();
         let service = service_fn(move |request: Request<Body>| {

@@ -37,7 +37,7 @@ use tokio::sync::Semaphore;
 use self::packet::*;
 use super::{OperatorSender, OperatorSource};
 use crate::server::config::RconSection;
-use crate::server::runtime::NetworkRuntime;
+use crate::server::runtime::{accept_retrying, NetworkRuntime};
 
 /// Connections served at once.
 pub const MAX_CONNECTIONS: usize = 4;
@@ -171,14 +171,7 @@ pub fn start_rcon(
 
 async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     loop {
-        let (stream, peer) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            Err(e) => {
-                tracing::warn!("RCON: accepting a connection failed: {e}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
-        };
+        let (stream, peer) = accept_retrying(&listener, "RCON").await;
         if shared
             .lock_limits()
             .is_locked_out(peer.ip(), Instant::now())
