@@ -1,7 +1,8 @@
 //! What an admin's tools use, with a real client online: the operator's
 //! commands on the console (standard input) and over RCON (a client
 //! written here from the Source RCON protocol, not the server's codec),
-//! and the Prometheus metrics (parsed here as the text format says).
+//! and the Prometheus metrics (parsed here as the text format says). An
+//! operator's stop hands the emote camera back as every other end does.
 //! `stop` from the console is in `e2e_shutdown`.
 
 mod common;
@@ -10,7 +11,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use common::{free_port, http_request, Server, TempDir};
+use common::{assert_handed_back, free_port, http_request, the_camera, Server, TempDir};
 use serde_json::json;
 
 const PASSWORD: &str = "correct horse";
@@ -92,6 +93,7 @@ fn rcon_and_the_console_run_the_operators_commands() {
     // console and an emote from RCON.
     let alex = server
         .bot("alex")
+        .record_packets(&["camera"])
         .wait_spawn()
         // Counted from the plan's start: the console may speak before the
         // bot's spawn step has finished.
@@ -105,7 +107,8 @@ fn rcon_and_the_console_run_the_operators_commands() {
             1,
             20_000,
         )
-        .wait_ms(500)
+        // Long enough for RCON's stop and the camera's hand-back.
+        .wait_ms(4000)
         .disconnect()
         .spawn();
 
@@ -172,8 +175,24 @@ fn rcon_and_the_console_run_the_operators_commands() {
         admin.command(14, "emote play example:nothing alex"),
         "Unknown emote `example:nothing`. Try emote list."
     );
+    // Once the camera flies, RCON's stop ends the emote like any other end.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        admin.command(16, "emote stop alex"),
+        "Stopping alex's emote."
+    );
     let alex = alex.wait();
     alex.assert_ok();
+    assert_handed_back(&alex, the_camera(&alex));
+    // The end goes on the action bar, naming who stopped it.
+    assert!(
+        alex.events.iter().any(|e| matches!(
+            e,
+            common::Event::ActionBar { text: Some(t), .. } if t.contains("Server stopped it")
+        )),
+        "alex is told who stopped it: {}",
+        alex.describe()
+    );
     assert_eq!(
         alex.chat_containing("[Server] hello from the console")
             .len(),

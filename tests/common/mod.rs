@@ -45,6 +45,7 @@ fn scratch_dir() -> PathBuf {
 
 mod animations;
 pub mod anvil;
+mod camera;
 pub mod container;
 pub mod emotecraft;
 mod events;
@@ -62,6 +63,8 @@ mod windows;
 // Each test binary uses a part of these; the rest would warn there.
 #[allow(unused_imports)]
 pub use animations::*;
+#[allow(unused_imports)]
+pub use camera::*;
 #[allow(unused_imports)]
 pub use events::*;
 #[allow(unused_imports)]
