@@ -313,8 +313,11 @@ fn the_metrics_show_the_player_and_the_emote_they_play() {
     let mut samples = before.clone();
     while Instant::now() < deadline {
         samples = scrape();
+        // tps is measured over whole seconds: wait for the first.
         if samples["emoted_playbacks_active"] == 1.0
             && samples["emoted_bytes_sent_total{kind=\"display_updates\"}"] > 0.0
+            && samples["minecraft_tps"] > 0.0
+            && samples["minecraft_tick_duration_seconds_count"] > 20.0
         {
             break;
         }
