@@ -28,10 +28,8 @@ const SOAK: Duration = Duration::from_secs(60);
 fn ten_players_emote_for_a_minute_through_two_reloads_and_leave_nothing_behind() {
     let emotes = TempDir::new("soak-emotes");
     let bundled = concat!(env!("CARGO_MANIFEST_DIR"), "/emotes");
-    for entry in fs::read_dir(bundled).expect("emotes/") {
-        let path = entry.expect("entry").path();
-        fs::copy(&path, emotes.path().join(path.file_name().expect("name"))).expect("copy");
-    }
+    // The whole folder, subfolders (`walk_wave/`) included.
+    common::container::copy_tree(std::path::Path::new(bundled), emotes.path());
     let dir = TempDir::new("soak-config");
     let config = dir.write("emoted.toml", "[permissions]\noperators = [\"keeper\"]\n");
     let config = config.to_string_lossy().into_owned();

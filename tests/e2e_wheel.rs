@@ -41,9 +41,11 @@ fn sneak_f_opens_the_wheel_without_swapping_and_a_click_plays_for_a_watcher() {
     let folder = TempDir::new("wheel-open-emotes");
     for entry in std::fs::read_dir(emotes()).expect("the bundled emotes") {
         let path = entry.expect("an entry").path();
-        if path.file_name().is_some_and(|n| n != "cape.json") {
-            std::fs::copy(&path, folder.path().join(path.file_name().expect("a name")))
-                .expect("copy");
+        let target = folder.path().join(path.file_name().expect("a name"));
+        if path.is_dir() {
+            common::container::copy_tree(&path, &target);
+        } else if path.file_name().is_some_and(|n| n != "cape.json") {
+            std::fs::copy(&path, &target).expect("copy");
         }
     }
     let server = Server::start_with_args(&[folder.path()], &["--config", &config]);

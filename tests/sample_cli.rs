@@ -150,9 +150,9 @@ fn molang_randomness_follows_the_seed() {
 
 #[test]
 fn every_bundled_animation_samples() {
-    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes")).expect("emotes/")
-    {
-        let path = entry.expect("entry").path();
+    // Subfolders too (`emotes/walk_wave/`), as the server reads them.
+    let bundled = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes"));
+    for path in emoted::library::discover::emote_files(bundled).expect("emotes/") {
         let text = std::fs::read_to_string(&path).expect("read");
         if !text.contains("\"animation\"") {
             continue;
