@@ -71,6 +71,8 @@ use super::event::CommandEvent;
 use super::ident::EmoteId;
 use super::problem::{field, JsonPointer, Problems, Root};
 use super::read::{self, Obj};
+use super::settings::read_controller_settings;
+pub use super::settings::ControllerSettings;
 
 /// How long a trigger stays armed when no transition consumes it: 0.25 s.
 pub const TRIGGER_TICKS: u32 = 5;
@@ -82,6 +84,8 @@ pub const DEFAULT_CROSSFADE_TICKS: u32 = 5;
 pub const MAX_STATE_SPEED: f32 = 10.0;
 /// The name `from` uses for "whatever state the layer is in".
 pub const ANY_STATE: &str = "any";
+/// The name `to` uses for "the emote ends".
+pub const EXIT_STATE: &str = "exit";
 
 /// The type of a parameter and its value when the controller starts.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -280,13 +284,23 @@ pub struct State {
     pub events: Vec<StateEvent>,
 }
 
+/// Where a transition goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A state of its layer (index into [`Layer::states`]).
+    State(usize),
+    /// `"exit"`: the emote ends on the tick the transition fires (its
+    /// `stop` ends as any other end does; the crossfade is not used).
+    Exit,
+}
+
 /// One transition of a layer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Transition {
     /// The state it leaves (index into [`Layer::states`]); `None` for any.
     pub from: Option<usize>,
-    /// The state it enters.
-    pub to: usize,
+    /// The state it enters, or the end of the emote.
+    pub to: Target,
     /// All must hold.
     pub conditions: Vec<Condition>,
     /// The crossfade length, `0..=200` ticks.
@@ -325,6 +339,8 @@ pub struct ControllerFile {
     pub id: EmoteId,
     /// Name, description, extras.
     pub metadata: Metadata,
+    /// Who may pick it, its cooldown, deadzone and what it does to the player.
+    pub settings: ControllerSettings,
     /// The built-in parameters, then the declared ones by name.
     pub parameters: Vec<Parameter>,
     /// The layers, base first.
@@ -332,6 +348,22 @@ pub struct ControllerFile {
 }
 
 impl ControllerFile {
+    /// The clip whose nodes are the body every clip poses: the first clip
+    /// of the base layer's default state.
+    pub fn body_clip(&self) -> Option<&ClipRef> {
+        let base = self.layers.first()?;
+        let state = base.states.get(base.default_state)?;
+        state.motion.clips().first().copied()
+    }
+
+    /// Every clip reference, in file order (repeats included).
+    pub fn clips(&self) -> impl Iterator<Item = &ClipRef> + '_ {
+        self.layers
+            .iter()
+            .flat_map(|l| &l.states)
+            .flat_map(|s| s.motion.clips())
+    }
+
     /// The index of the parameter called `name`.
     pub fn parameter_index(&self, name: &str) -> Option<usize> {
         self.parameters.iter().position(|p| p.name == name)
@@ -350,11 +382,10 @@ pub(crate) fn read_controller(root: &Value, problems: &mut Problems) -> Option<C
     let mut obj = Obj::new(root, &Root, problems, "a controller file")?;
     let id = read_header(&mut obj, problems, "controller");
     let metadata = read_metadata(&mut obj, problems);
-    obj.forbid(
-        "settings",
-        problems,
-        "a controller has no `settings`: its states and transitions say how it plays",
-    );
+    let settings = match obj.opt("settings") {
+        Some((v, p)) => read_controller_settings(v, &p, problems),
+        None => ControllerSettings::default(),
+    };
     let parameters = match obj.opt("parameters") {
         Some((v, p)) => read_parameters(v, &p, problems),
         None => builtins(),
@@ -363,13 +394,14 @@ pub(crate) fn read_controller(root: &Value, problems: &mut Problems) -> Option<C
         Some((v, p)) => layer::read_layers(v, &p, problems, &parameters),
         None => Vec::new(),
     };
-    finish_document(obj, problems, &["parameters", "layers"]);
+    finish_document(obj, problems, &["settings", "parameters", "layers"]);
     if problems.has_errors() {
         return None;
     }
     Some(ControllerFile {
         id: id?,
         metadata,
+        settings,
         parameters,
         layers,
     })

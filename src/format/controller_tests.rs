@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::controller::{
     check_references, parse_controller_value, Blending, Comparison, ControllerFile, LayerWeight,
-    Motion, ParameterKind, Test, BUILTIN_PARAMETERS, DEFAULT_CROSSFADE_TICKS,
+    Motion, ParameterKind, Target, Test, BUILTIN_PARAMETERS, DEFAULT_CROSSFADE_TICKS,
 };
 use super::ident::EmoteId;
 
@@ -113,7 +113,7 @@ fn a_valid_controller_reads_with_its_defaults() {
     };
     assert_eq!(
         (to_jump.from, to_jump.to, to_jump.crossfade_ticks),
-        (None, 0, 2)
+        (None, Target::State(0), 2)
     );
     assert_eq!(to_jump.conditions[0].test, Test::Fired);
     assert_eq!(to_jump.conditions[1].test, Test::IsTrue);
@@ -161,9 +161,14 @@ fn the_header_and_top_level_fields() {
         "missing required field `name`",
     );
     refused(
-        |d| d["settings"] = json!({}),
-        "/settings",
-        "has no `settings`",
+        |d| d["settings"] = json!({"playback": {"mode": "loop"}}),
+        "/settings/playback",
+        "a controller has no `playback`",
+    );
+    refused(
+        |d| d["settings"] = json!({"cooldown": "-1s"}),
+        "/settings/cooldown",
+        "cooldown",
     );
     refused(
         |d| d["states"] = json!({}),
@@ -564,4 +569,44 @@ fn the_walk_wave_fixture_reads_and_its_references_hold() {
     ]);
     let problems = check_references(&file, &lookup);
     assert!(problems.as_slice().is_empty(), "{:?}", problems.as_slice());
+}
+
+#[test]
+fn settings_are_an_animations_without_playback() {
+    let mut doc = valid();
+    doc["settings"] = json!({
+        "standalone": false,
+        "cooldown": "2s",
+        "rotation_deadzone": 30,
+        "player": {"hidden": true, "stop_conditions": {"submerge": true}}
+    });
+    let file = read(&doc);
+    assert!(!file.settings.standalone);
+    assert_eq!(file.settings.cooldown_ticks, 40);
+    assert_eq!(file.settings.rotation_deadzone_degrees, 30.0);
+    assert!(file.settings.player.hidden);
+    let stops = file.settings.player.stop_conditions;
+    assert!(stops.submerge);
+    assert!(!stops.jump && !stops.damage && stops.movement_distance_blocks == 0.0);
+    // Without settings: standalone, nothing stops it but the player.
+    let plain = read(&valid());
+    assert!(plain.settings.standalone);
+    assert_eq!(plain.settings.player.stop_conditions, Default::default());
+}
+
+#[test]
+fn exit_ends_the_emote_and_is_no_state_name() {
+    let mut doc = valid();
+    doc["layers"][0]["transitions"][1]["to"] = json!("exit");
+    assert_eq!(read(&doc).layers[0].transitions[1].to, Target::Exit);
+    refused(
+        |d| d["layers"][0]["states"]["exit"] = json!({"clip": "example:idle"}),
+        "/layers/0/states/exit",
+        "`exit` is reserved",
+    );
+    refused(
+        |d| d["layers"][0]["transitions"][1]["to"] = json!("any"),
+        "/layers/0/transitions/1/to",
+        "must name a state or `exit`",
+    );
 }

@@ -63,6 +63,8 @@ pub enum EmoteFile {
     Animation(AnimationFile),
     /// A schema 4 Sequence.
     Sequence(SequenceFile),
+    /// A controller (emoted's own `"type": "controller"`, [`controller`]).
+    Controller(controller::ControllerFile),
 }
 
 impl EmoteFile {
@@ -72,6 +74,7 @@ impl EmoteFile {
         match self {
             EmoteFile::Animation(a) => a.settings.standalone,
             EmoteFile::Sequence(_) => true,
+            EmoteFile::Controller(c) => c.settings.standalone,
         }
     }
 
@@ -80,6 +83,7 @@ impl EmoteFile {
         match self {
             EmoteFile::Animation(a) => &a.id,
             EmoteFile::Sequence(s) => &s.id,
+            EmoteFile::Controller(c) => &c.id,
         }
     }
 
@@ -88,6 +92,7 @@ impl EmoteFile {
         match self {
             EmoteFile::Animation(a) => &a.metadata,
             EmoteFile::Sequence(s) => &s.metadata,
+            EmoteFile::Controller(c) => &c.metadata,
         }
     }
 }
@@ -123,21 +128,27 @@ pub fn parse_emote_value(value: &serde_json::Value) -> FileReport {
             animation::read_animation(value, &mut problems).map(EmoteFile::Animation)
         }
         Some("sequence") => sequence::read_sequence(value, &mut problems).map(EmoteFile::Sequence),
+        Some("controller") => {
+            controller::read_controller(value, &mut problems).map(EmoteFile::Controller)
+        }
         Some(other) => {
             problems.error(
                 "/type",
-                format!("`type` must be \"animation\" or \"sequence\", found \"{other}\""),
+                format!("`type` must be \"animation\", \"sequence\" or \"controller\", found \"{other}\""),
             );
             None
         }
         None if value.get("type").is_some() => {
-            problems.error("/type", "`type` must be \"animation\" or \"sequence\"");
+            problems.error(
+                "/type",
+                "`type` must be \"animation\", \"sequence\" or \"controller\"",
+            );
             None
         }
         None if value.is_object() => {
             problems.error(
                 "",
-                "missing required field `type` (\"animation\" or \"sequence\")",
+                "missing required field `type` (\"animation\", \"sequence\" or \"controller\")",
             );
             None
         }

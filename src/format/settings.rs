@@ -1,10 +1,12 @@
-//! `settings` of Animations and Sequences.
+//! `settings` of Animations, Sequences and controllers.
 //!
 //! Defaults where the specification is silent (files are written strictly,
 //! read leniently): `standalone` true, `cooldown` 0t, `rotation_deadzone` 50°
 //! (the reference file's value, close to vanilla's body-follows-head angle),
 //! `player.hidden` false, every stop condition off (`movement_distance` 0),
-//! `playback.mode` `once`, `loop_delay` 0t.
+//! `playback.mode` `once`, `loop_delay` 0t. A controller's `settings` are
+//! an Animation's without `playback`: it plays until the player stops it or
+//! a transition goes to `exit`.
 
 use serde_json::Value;
 
@@ -188,17 +190,11 @@ pub(crate) fn read_animation_settings(
     let Some(mut obj) = Obj::new(value, pointer, problems, "`settings`") else {
         return out;
     };
-    out.standalone = obj.opt_bool("standalone", problems).unwrap_or(true);
-    out.cooldown_ticks = read_cooldown(&mut obj, problems);
-    if let Some(d) = obj.opt_number_in_range(
-        "rotation_deadzone",
-        problems,
-        0.0..=180.0,
-        "must be an angle from 0 to 180 degrees",
-    ) {
-        out.rotation_deadzone_degrees = d;
-    }
-    out.player = read_player(&mut obj, problems);
+    let common = read_common(&mut obj, problems);
+    out.standalone = common.standalone;
+    out.cooldown_ticks = common.cooldown_ticks;
+    out.rotation_deadzone_degrees = common.rotation_deadzone_degrees;
+    out.player = common.player;
     if let Some((v, p)) = obj.opt("playback") {
         if let Some(mut pb) = Obj::new(v, &p, problems, "`playback`") {
             if let Some((v, mp)) = pb.opt("mode") {
@@ -234,5 +230,78 @@ pub(crate) fn read_animation_settings(
             "playback",
         ],
     );
+    out
+}
+
+/// A controller's `settings`: an Animation's without `playback`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ControllerSettings {
+    /// Players may pick it themselves.
+    pub standalone: bool,
+    /// Per-player cooldown after it ends, in ticks.
+    pub cooldown_ticks: u32,
+    /// How far the player may turn before the body turns with them.
+    pub rotation_deadzone_degrees: f32,
+    /// Hiding the player, and the stop conditions it names (only those:
+    /// every other one is off, so walking, sneaking and jumping are the
+    /// controller's to answer).
+    pub player: PlayerSettings,
+}
+
+impl Default for ControllerSettings {
+    fn default() -> Self {
+        Self {
+            standalone: true,
+            cooldown_ticks: 0,
+            rotation_deadzone_degrees: DEFAULT_ROTATION_DEADZONE_DEGREES,
+            player: PlayerSettings::default(),
+        }
+    }
+}
+
+/// Reads a controller's `settings`.
+pub(crate) fn read_controller_settings(
+    value: &Value,
+    pointer: &dyn JsonPointer,
+    problems: &mut Problems,
+) -> ControllerSettings {
+    let Some(mut obj) = Obj::new(value, pointer, problems, "`settings`") else {
+        return ControllerSettings::default();
+    };
+    let common = read_common(&mut obj, problems);
+    obj.forbid(
+        "playback",
+        problems,
+        "a controller has no `playback`: it plays until stopped or until a transition goes to `exit`",
+    );
+    obj.finish(
+        problems,
+        &[
+            "standalone",
+            "cooldown",
+            "rotation_deadzone",
+            "player",
+            "playback",
+        ],
+    );
+    common
+}
+
+/// The fields Animations and controllers share.
+fn read_common(obj: &mut Obj<'_>, problems: &mut Problems) -> ControllerSettings {
+    let mut out = ControllerSettings {
+        standalone: obj.opt_bool("standalone", problems).unwrap_or(true),
+        cooldown_ticks: read_cooldown(obj, problems),
+        ..ControllerSettings::default()
+    };
+    if let Some(d) = obj.opt_number_in_range(
+        "rotation_deadzone",
+        problems,
+        0.0..=180.0,
+        "must be an angle from 0 to 180 degrees",
+    ) {
+        out.rotation_deadzone_degrees = d;
+    }
+    out.player = read_player(obj, problems);
     out
 }

@@ -1,8 +1,10 @@
 //! Cross-file rules: what a Sequence may reference, and the compatibility of
-//! the Animations one Sequence plays (shared node ids, skin layout).
+//! the Animations one Sequence plays (shared node ids, skin layout); what a
+//! controller plays (Animations that pose one body).
 
 use std::collections::BTreeMap;
 
+use crate::format::controller::{check_references, ClipLookup, ControllerFile};
 use crate::format::node::{Node, NodeKind};
 use crate::format::sequence::AnimationRef;
 use crate::format::settings::PlaybackMode;
@@ -28,6 +30,13 @@ pub(crate) fn check_sequence(
                 &reference.pointer,
                 format!(
                     "`{}` is a Sequence; steps may only reference Animations",
+                    reference.id
+                ),
+            )),
+            Some(EmoteFile::Controller(_)) => problems.push(Problem::error(
+                &reference.pointer,
+                format!(
+                    "`{}` is a controller; steps may only reference Animations",
                     reference.id
                 ),
             )),
@@ -83,6 +92,85 @@ pub(crate) fn check_sequence(
                         anim.id, first_anim.id
                     ),
                 ));
+            }
+        }
+    }
+    problems
+}
+
+/// The Animations among the loaded emotes, for a controller's references.
+struct Animations<'a>(&'a BTreeMap<EmoteId, &'a EmoteFile>);
+
+impl ClipLookup for Animations<'_> {
+    fn node_ids(&self, id: &EmoteId) -> Option<Vec<&str>> {
+        match self.0.get(id) {
+            Some(EmoteFile::Animation(anim)) => {
+                Some(anim.nodes.iter().map(|n| n.id.as_str()).collect())
+            }
+            _ => None,
+        }
+    }
+
+    fn animation_ids(&self) -> Vec<&EmoteId> {
+        self.0
+            .iter()
+            .filter(|(_, f)| matches!(f, EmoteFile::Animation(_)))
+            .map(|(id, _)| id)
+            .collect()
+    }
+}
+
+/// Checks one controller against the loaded emotes; returns its errors.
+///
+/// Its clips must be loaded Animations, its mask nodes nodes of them, and
+/// every clip must pose the **body**: the nodes of the first clip of the
+/// base layer's default state ([`ControllerFile::body_clip`]). A clip may
+/// leave nodes of the body out (they keep the pose under it), but every
+/// node it has must be a node of the body with the same parent and the
+/// same type, content and skin binding: the controller mixes the clips'
+/// local transforms node by node, so they must mean the same bone.
+pub(crate) fn check_controller(
+    controller: &ControllerFile,
+    emotes: &BTreeMap<EmoteId, &EmoteFile>,
+) -> Vec<Problem> {
+    let mut problems = check_references(controller, &Animations(emotes)).into_vec();
+    if !problems.is_empty() {
+        return problems;
+    }
+    let Some(body_ref) = controller.body_clip() else {
+        return problems;
+    };
+    let Some(EmoteFile::Animation(body)) = emotes.get(&body_ref.id) else {
+        return problems;
+    };
+    let mut checked: Vec<&EmoteId> = vec![&body.id];
+    for clip in controller.clips() {
+        if checked.contains(&&clip.id) {
+            continue;
+        }
+        checked.push(&clip.id);
+        let Some(EmoteFile::Animation(anim)) = emotes.get(&clip.id) else {
+            continue;
+        };
+        for node in &anim.nodes {
+            let what = match body.nodes.iter().find(|n| n.id == node.id) {
+                None => Some("is not a node of the body".to_owned()),
+                Some(same) if same.attachment != node.attachment => {
+                    Some("has another parent than in the body".to_owned())
+                }
+                Some(same) => {
+                    node_difference(same, node).map(|what| format!("differs in its {what}"))
+                }
+            };
+            if let Some(what) = what {
+                problems.push(Problem::error(
+                    &clip.pointer,
+                    format!(
+                        "node `{}` of `{}` {what} `{}` (the first clip of the first layer's default state): every clip of a controller poses that body",
+                        node.id, anim.id, body.id
+                    ),
+                ));
+                break;
             }
         }
     }

@@ -203,6 +203,18 @@ impl CompiledAnimation {
         advancing: bool,
         pose: &mut Pose,
     ) -> Result<(), SampleError> {
+        self.step_at(state, position_ticks as f32, advancing, pose)
+    }
+
+    /// [`Self::step`] at a timeline position between ticks (a controller
+    /// plays a clip at its normalized time, which rarely falls on a tick).
+    pub fn step_at(
+        &self,
+        state: &mut MolangState,
+        position_ticks: f32,
+        advancing: bool,
+        pose: &mut Pose,
+    ) -> Result<(), SampleError> {
         state.session.refill_ops();
         state.queries.anim_time_secs = f64::from(position_ticks) / 20.0;
         state.queries.key_frame_lerp_time = 0.0;
@@ -214,7 +226,7 @@ impl CompiledAnimation {
                 check_finite(value, "molang.tick")?;
             }
         }
-        let sampled = pose.sample(&self.rig, position_ticks as f32, &mut self.evaluator(state));
+        let sampled = pose.sample(&self.rig, position_ticks, &mut self.evaluator(state));
         if state.session.is_out_of_ops() {
             // The expression that ran out gave NaN, which sampling reports
             // at its node.

@@ -249,7 +249,8 @@ impl Library {
             }
         }
 
-        // Sequences are checked against the Animations that survived.
+        // Sequences and controllers are checked against the Animations that
+        // survived.
         let candidates: BTreeMap<EmoteId, &EmoteFile> = parsed
             .iter()
             .zip(&refused)
@@ -260,8 +261,14 @@ impl Library {
             if refused[i] {
                 continue;
             }
-            if let EmoteFile::Sequence(seq) = &**file {
-                let errors = compat::check_sequence(seq, &candidates);
+            let errors = match &**file {
+                EmoteFile::Sequence(seq) => compat::check_sequence(seq, &candidates),
+                EmoteFile::Controller(controller) => {
+                    compat::check_controller(controller, &candidates)
+                }
+                EmoteFile::Animation(_) => Vec::new(),
+            };
+            {
                 if !errors.is_empty() {
                     refused[i] = true;
                     problems_by_path
@@ -300,14 +307,21 @@ impl Library {
                 if emotes.contains_key(prev.file.id()) || report.kept_previous.contains(&path) {
                     continue;
                 }
-                if let EmoteFile::Sequence(seq) = &*prev.file {
-                    let current: BTreeMap<EmoteId, &EmoteFile> = emotes
+                let current = || -> BTreeMap<EmoteId, &EmoteFile> {
+                    emotes
                         .iter()
                         .map(|(id, e)| (id.clone(), &*e.file))
-                        .collect();
-                    if !compat::check_sequence(seq, &current).is_empty() {
-                        continue;
+                        .collect()
+                };
+                let still_good = match &*prev.file {
+                    EmoteFile::Sequence(seq) => compat::check_sequence(seq, &current()).is_empty(),
+                    EmoteFile::Controller(controller) => {
+                        compat::check_controller(controller, &current()).is_empty()
                     }
+                    EmoteFile::Animation(_) => true,
+                };
+                if !still_good {
+                    continue;
                 }
                 report.kept_previous.push(path.clone());
                 emotes.insert(prev.file.id().clone(), prev.clone());
@@ -348,7 +362,7 @@ fn read_and_compile(path: &Path) -> (Vec<Problem>, Option<Parsed>) {
                 return (problems, None);
             }
         },
-        EmoteFile::Sequence(_) => None,
+        EmoteFile::Sequence(_) | EmoteFile::Controller(_) => None,
     };
     let bones = match (&file, &compiled) {
         (EmoteFile::Animation(anim), Some(compiled)) => match bone_form(compiled, anim) {

@@ -56,6 +56,36 @@ pub struct SampleLine {
     /// by the playback's camera, which flies over these samples).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub camera: Option<CameraSample>,
+    /// For a controller: the state each layer is in, base first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states: Option<Vec<String>>,
+}
+
+/// The line of `rig` posed as `pose` at `tick`.
+pub fn sample_line(tick: u32, rig: &crate::anim::rig::Rig, pose: &Pose) -> SampleLine {
+    let nodes = rig
+        .nodes
+        .iter()
+        .zip(&pose.nodes)
+        .map(|(node, p)| {
+            (
+                node.id.clone(),
+                NodeSample {
+                    visible: p.visible,
+                    position: p.position.to_array(),
+                    rotation: p.rotation.to_array(),
+                    scale: p.scale.to_array(),
+                    matrix: valence::math::Mat4::from(p.matrix).to_cols_array(),
+                },
+            )
+        })
+        .collect();
+    SampleLine {
+        tick,
+        nodes,
+        camera: None,
+        states: None,
+    }
 }
 
 /// Samples `animation` at each of `ticks` (any order; output follows it).
@@ -88,32 +118,7 @@ pub fn sample_ticks_with(
         animation.step(&mut state, position, tick <= duration, &mut pose)?;
         after_step(tick, &mut pose);
         if ticks.contains(&tick) {
-            let nodes = animation
-                .rig
-                .nodes
-                .iter()
-                .zip(&pose.nodes)
-                .map(|(node, p)| {
-                    (
-                        node.id.clone(),
-                        NodeSample {
-                            visible: p.visible,
-                            position: p.position.to_array(),
-                            rotation: p.rotation.to_array(),
-                            scale: p.scale.to_array(),
-                            matrix: valence::math::Mat4::from(p.matrix).to_cols_array(),
-                        },
-                    )
-                })
-                .collect();
-            by_tick.insert(
-                tick,
-                SampleLine {
-                    tick,
-                    nodes,
-                    camera: None,
-                },
-            );
+            by_tick.insert(tick, sample_line(tick, &animation.rig, &pose));
         }
     }
     Ok(ticks

@@ -156,14 +156,14 @@ pub fn animation_slices(file: &AnimationFile) -> Vec<NodeSlice> {
 }
 
 /// Every slice the loaded Animations need, an arm's in both widths (which
-/// one a player wears is known only when they play). Sequences play loaded
-/// Animations, so they add nothing.
+/// one a player wears is known only when they play). Sequences and
+/// controllers play loaded Animations, so they add nothing.
 pub fn library_slices(library: &Library) -> BTreeSet<Slice> {
     library
         .iter()
         .filter_map(|(_, emote)| match emote.file.as_ref() {
             EmoteFile::Animation(file) => Some(animation_slices(file)),
-            EmoteFile::Sequence(_) => None,
+            EmoteFile::Sequence(_) | EmoteFile::Controller(_) => None,
         })
         .flatten()
         .flat_map(|node| [node.slice(false), node.slice(true)])

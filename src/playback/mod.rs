@@ -7,6 +7,7 @@
 
 pub mod camera;
 pub mod clock;
+pub mod controlled;
 pub mod cooldown;
 pub mod deadzone;
 pub mod idle;

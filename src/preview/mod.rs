@@ -141,6 +141,14 @@ pub enum PreviewError {
         /// The ids of the Animations it plays, comma-separated.
         animations: String,
     },
+    /// The file is a controller.
+    #[error("{}: is a controller, and only an Animation can be previewed; preview one of the Animations it plays ({animations}), or sample it with `emoted sample --param`", path.display())]
+    Controller {
+        /// The file.
+        path: PathBuf,
+        /// The ids of the Animations it plays, comma-separated.
+        animations: String,
+    },
     /// More ticks than a sheet shows.
     #[error("{}: {tick_count} ticks asked for, and a sheet shows at most {MAX_TICKS}; preview fewer at a time", path.display())]
     TooManyTicks {
@@ -323,6 +331,15 @@ impl Preview {
                 ids.sort();
                 ids.dedup();
                 return Err(PreviewError::Sequence {
+                    path: path.to_owned(),
+                    animations: ids.join(", "),
+                });
+            }
+            Some(EmoteFile::Controller(controller)) => {
+                let mut ids: Vec<String> = controller.clips().map(|r| r.id.to_string()).collect();
+                ids.sort();
+                ids.dedup();
+                return Err(PreviewError::Controller {
                     path: path.to_owned(),
                     animations: ids.join(", "),
                 });

@@ -5,7 +5,7 @@ use super::{
     ClipSample, CompiledController, CompiledLayer, CompiledState, ControllerOutput, FiredEvent,
     LayerOutput, Parameters,
 };
-use crate::format::controller::{LayerWeight, Transition};
+use crate::format::controller::{LayerWeight, Target, Transition};
 
 /// A state being played and how far it is.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -76,6 +76,8 @@ impl Fade {
 struct LayerMachine {
     current: Clock,
     fade: Option<Fade>,
+    /// A transition to `exit` fired.
+    exited: bool,
 }
 
 /// One player's copy of a controller: parameter values and the state of
@@ -97,6 +99,7 @@ impl ControllerRuntime {
                 .map(|i| LayerMachine {
                     current: Clock::start(controller.layer(i).default_state, 0.0),
                     fade: None,
+                    exited: false,
                 })
                 .collect(),
             weights: Vec::new(),
@@ -121,11 +124,13 @@ impl ControllerRuntime {
     /// Advances every layer by one tick and writes what to sample into `out`.
     pub fn step(&mut self, controller: &CompiledController, out: &mut ControllerOutput) {
         out.events.clear();
+        out.exited = false;
         out.layers
             .resize_with(controller.layer_count(), LayerOutput::default);
         for (index, (machine, output)) in self.layers.iter_mut().zip(&mut out.layers).enumerate() {
             let layer = controller.layer(index);
             transition(machine, layer, &mut self.parameters, &mut self.weights);
+            out.exited |= machine.exited;
             advance(machine, layer, &self.parameters, &mut self.weights);
             let state = &layer.states[machine.current.state];
             let (before, after) = (machine.current.before, machine.current.time);
@@ -190,13 +195,20 @@ fn transition(
         .chain(&layer.from_state[current.state])
         .map(|&i| &layer.transitions[i]);
     let Some(chosen) = candidates
-        .filter(|t| !(t.from.is_none() && t.to == current.state))
+        .filter(|t| !(t.from.is_none() && t.to == Target::State(current.state)))
         .find(|t| may_fire(t, &current, state, parameters))
     else {
         return;
     };
     parameters.consume(&chosen.conditions);
-    let next = Clock::start(chosen.to, chosen.offset);
+    let to = match chosen.to {
+        Target::State(to) => to,
+        Target::Exit => {
+            machine.exited = true;
+            return;
+        }
+    };
+    let next = Clock::start(to, chosen.offset);
     if chosen.crossfade_ticks == 0 {
         machine.current = next;
         machine.fade = None;

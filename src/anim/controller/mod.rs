@@ -28,12 +28,15 @@
 //!    weights add up to 1 within the layer. A crossfade of `D` ticks gives
 //!    the destination `k / D` on the `k`-th step after it fired.
 //!
-//! Sampling the clips and mixing the layers by mask and blending is the
-//! sampler's job: [`LayerOutput`] carries the layer's weight, mask and
-//! blending for it.
+//! Sampling the clips is the sampler's job
+//! ([`crate::playback::controlled`]); [`mix::BodyMixer`] then lays the
+//! layers on the body by weight, mask and blending.
 
 mod blend;
 mod machine;
+pub mod mix;
+#[cfg(test)]
+mod mix_tests;
 mod params;
 #[cfg(test)]
 mod tests;
@@ -98,6 +101,7 @@ pub(crate) enum Shape {
 /// A state, ready to play.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct CompiledState {
+    pub(crate) name: String,
     pub(crate) clips: Vec<ClipId>,
     pub(crate) cycle_ticks: Vec<f32>,
     pub(crate) shape: Shape,
@@ -195,6 +199,7 @@ impl CompiledController {
                     },
                 };
                 states.push(CompiledState {
+                    name: state.name.clone(),
                     clips: ids,
                     cycle_ticks: lengths,
                     shape,
@@ -269,6 +274,12 @@ impl CompiledController {
             .get(fired.event)
     }
 
+    /// The name of state `state` of layer `layer`.
+    pub fn state_name(&self, layer: usize, state: usize) -> Option<&str> {
+        let layer = self.layers.get(layer)?;
+        layer.states.get(state).map(|s| s.name.as_str())
+    }
+
     pub(crate) fn layer(&self, index: usize) -> &CompiledLayer {
         &self.layers[index]
     }
@@ -319,6 +330,8 @@ pub struct ControllerOutput {
     pub layers: Vec<LayerOutput>,
     /// Events crossed this tick, by layer.
     pub events: Vec<FiredEvent>,
+    /// A transition to `exit` fired: the emote ends now.
+    pub exited: bool,
 }
 
 pub use machine::ControllerRuntime;

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{
     numeric_parameter, state, state_index, unit_number, Blending, Layer, LayerWeight, MaskNode,
-    Parameter, State, Transition, ANY_STATE,
+    Parameter, State, Transition, ANY_STATE, EXIT_STATE,
 };
 use crate::format::problem::{field, index, JsonPointer, Problems};
 use crate::format::read::{self, Obj};
@@ -205,10 +205,10 @@ fn read_states(
     let mut states = Vec::new();
     for (name, v) in obj.entries() {
         let sp = field(pointer, name);
-        if name == ANY_STATE {
+        if name == ANY_STATE || name == EXIT_STATE {
             problems.error(
                 &sp,
-                "`any` is reserved for transitions from any state: rename this state",
+                format!("`{name}` is reserved for transitions (`any` for from any state, `exit` for the end of the emote): rename this state"),
             );
             continue;
         }

@@ -4,8 +4,8 @@ use serde_json::Value;
 
 use super::{
     condition, numeric_parameter, state_index, unit_number, ClipRef, Motion, Parameter,
-    PositionedClip, State, StateEvent, ThresholdClip, Transition, ANY_STATE,
-    DEFAULT_CROSSFADE_TICKS, MAX_CROSSFADE_TICKS, MAX_STATE_SPEED,
+    PositionedClip, State, StateEvent, Target, ThresholdClip, Transition, ANY_STATE,
+    DEFAULT_CROSSFADE_TICKS, EXIT_STATE, MAX_CROSSFADE_TICKS, MAX_STATE_SPEED,
 };
 use crate::format::event::{read_commands, CommandEvent, EventOrigin, EventSource, OriginAnchor};
 use crate::format::ident::EmoteId;
@@ -286,10 +286,16 @@ pub(super) fn read_transition(
     let to = obj.req("to", problems).and_then(|(v, p)| {
         let name = read::nonempty_string(v, &p, problems, "`to`")?;
         if name == ANY_STATE {
-            problems.error(&p, "`to` must name a state; `any` is only for `from`");
+            problems.error(
+                &p,
+                "`to` must name a state or `exit`; `any` is only for `from`",
+            );
             return None;
         }
-        state_index(states, name, &p, problems, "`to`")
+        if name == EXIT_STATE {
+            return Some(Target::Exit);
+        }
+        state_index(states, name, &p, problems, "`to`").map(Target::State)
     });
     let conditions = match obj.opt("when") {
         None => Some(Vec::new()),

@@ -17,7 +17,9 @@ use crate::format::camera::{CameraSetting, CameraShot};
 use crate::format::{read_emote_file, EmoteFile, Problem};
 use crate::library::sample::{CameraSample, SampleLine};
 use crate::library::CompiledAnimation;
-use crate::playback::live::sample::{sample_ticks_live, LiveSampleError, SampleInputs};
+use crate::playback::live::sample::{
+    sample_ticks_live, LiveSampleError, SampleInputError, SampleInputs,
+};
 
 /// [`sample_ticks_live`] with the camera that flies `shots` in each line
 /// (no shots: the lines as [`sample_ticks_live`] gives them).
@@ -96,12 +98,27 @@ pub fn sample_file(
     let Some(file) = report.file else {
         return Err(named(&report.problems));
     };
-    let EmoteFile::Animation(animation) = file else {
-        return Err(vec![format!(
-            "{}: `sample` takes an Animation, not a Sequence",
-            path.display()
-        )]);
+    let animation = match file {
+        EmoteFile::Animation(animation) => animation,
+        EmoteFile::Controller(_) => {
+            return crate::playback::controlled::sample::sample_controller_file(
+                path, ticks, seed, inputs,
+            )
+        }
+        EmoteFile::Sequence(_) => {
+            return Err(vec![format!(
+                "{}: `sample` takes an Animation or a controller, not a Sequence",
+                path.display()
+            )])
+        }
     };
+    if !inputs.params.is_empty() {
+        return Err(vec![format!(
+            "{}: {}",
+            path.display(),
+            SampleInputError::ParamNotController
+        )]);
+    }
     let compiled = CompiledAnimation::compile(&animation).map_err(|p| named(&p))?;
     let shots = match &animation.metadata.camera {
         CameraSetting::Shots(shots) => shots.as_slice(),

@@ -3,7 +3,9 @@
 //! relative to the body, Minecraft's sense), `--reach NODE=X,Y,Z` (an
 //! effector for NODE at a point of the emote's space) and `--path
 //! "TICK:X,Y,Z,YAW;..."` (the body moving through the world, linear
-//! between the ticks given, held before the first and after the last).
+//! between the ticks given, held before the first and after the last),
+//! and for controllers `--param NAME=VALUE@TICK` (a parameter's value from
+//! a tick on, [`crate::playback::controlled::sample`]).
 //! With none of them, and a file without solvers, the samples are
 //! exactly [`sample_ticks`]'.
 
@@ -36,12 +38,29 @@ pub struct SampleInputs {
     pub reach: Vec<(String, Vec3)>,
     /// `--path`, by tick.
     pub path: Vec<PathKey>,
+    /// `--param`, in the order given (controllers only).
+    pub params: Vec<ParamKey>,
+}
+
+/// One `--param NAME=VALUE@TICK`: a controller parameter's value at a
+/// tick (`true`/`false` read as 1/0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamKey {
+    /// The parameter.
+    pub name: String,
+    /// Its value there.
+    pub value: f32,
+    /// The tick.
+    pub tick: u32,
 }
 
 impl SampleInputs {
     /// True when none is given.
     pub fn is_empty(&self) -> bool {
-        self.look_degrees.is_none() && self.reach.is_empty() && self.path.is_empty()
+        self.look_degrees.is_none()
+            && self.reach.is_empty()
+            && self.path.is_empty()
+            && self.params.is_empty()
     }
 
     /// The body's place in the world at `tick` (root frame → world).
@@ -81,6 +100,16 @@ pub enum SampleInputError {
     /// parent and grandparent.
     #[error("--reach: `{0}` is not a node with a parent and a grandparent in this Animation (a chain ends at it)")]
     ReachNode(String),
+    /// `--param` is not `NAME=VALUE@TICK`.
+    #[error("--param takes NAME=VALUE@TICK, such as speed=4@20 or sneaking=true@10; found `{0}`")]
+    Param(String),
+    /// A `--param` the controller refuses (an unknown name), or a
+    /// controller that cannot play.
+    #[error("--param: {0}")]
+    ParamRefused(String),
+    /// `--param` on something that is not a controller.
+    #[error("--param sets a controller's parameters, and this file is not a controller")]
+    ParamNotController,
     /// `--path` is not `TICK:X,Y,Z,YAW;...` in rising ticks.
     #[error("--path takes \"TICK:X,Y,Z,YAW;...\" with rising ticks, such as \"0:0,0,0,0;20:0,0,3,0\"; found `{0}`")]
     Path(String),
@@ -111,6 +140,31 @@ pub fn parse_reach(text: &str) -> Result<(String, Vec3), SampleInputError> {
         node.to_owned(),
         Vec3::from_array(numbers::<3>(point).ok_or_else(bad)?),
     ))
+}
+
+/// Reads one `--param NAME=VALUE@TICK`.
+pub fn parse_param(text: &str) -> Result<ParamKey, SampleInputError> {
+    let bad = || SampleInputError::Param(text.to_owned());
+    let (name, rest) = text.split_once('=').ok_or_else(bad)?;
+    let (value, tick) = rest.rsplit_once('@').ok_or_else(bad)?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(bad());
+    }
+    let value = match value.trim() {
+        "true" => 1.0,
+        "false" => 0.0,
+        number => number
+            .parse::<f32>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(bad)?,
+    };
+    Ok(ParamKey {
+        name: name.to_owned(),
+        value,
+        tick: tick.trim().parse().map_err(|_| bad())?,
+    })
 }
 
 /// A whole `--path`, its keys in rising ticks.
@@ -206,6 +260,11 @@ pub struct LiveArgs {
     /// linear between them.
     #[arg(long, value_name = "TICK:X,Y,Z,YAW;...", value_parser = parse_path, allow_hyphen_values = true)]
     pub path: Option<BodyPath>,
+    /// A controller parameter's value from a tick on (repeatable; numbers
+    /// are linear between the ticks given, bools step, a trigger fires at
+    /// its tick).
+    #[arg(long = "param", value_name = "NAME=VALUE@TICK", value_parser = parse_param, allow_hyphen_values = true)]
+    pub params: Vec<ParamKey>,
 }
 
 impl LiveArgs {
@@ -215,6 +274,7 @@ impl LiveArgs {
             look_degrees: self.look,
             reach: self.reach.clone(),
             path: self.path.clone().unwrap_or_default().0,
+            params: self.params.clone(),
         }
     }
 }

@@ -79,6 +79,9 @@ impl PlaybackState {
                     self.phase = Phase::Timeline;
                 }
             }
+            Phase::Timeline if self.controller.is_some() => {
+                outcome = self.advance_controller(wall, due);
+            }
             Phase::Timeline => {
                 outcome = self.advance_timeline(wall, due);
             }

@@ -18,10 +18,11 @@ use crate::playback::schedule::pose_error;
 pub const LEAD_TICKS: u32 = 4;
 
 impl PlaybackState {
-    /// True when an active solver of the playing Animation may move union
-    /// node `union`.
+    /// True when an active solver of the playing Animation (or a
+    /// controller, whose every node goes per tick) may move union node
+    /// `union`.
     pub(super) fn is_solved(&self, union: usize) -> bool {
-        self.current.live.is_some()
+        (self.current.live.is_some() || self.controller.is_some())
             && self.current.covers.get(union).copied().unwrap_or(false)
             && !self.current.planned.get(union).copied().unwrap_or(true)
     }

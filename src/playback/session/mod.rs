@@ -25,6 +25,9 @@
 //! - [`pose`]: the cycle's shared plan and each tick's display updates.
 
 pub mod advance;
+pub mod controlled;
+#[cfg(test)]
+mod controlled_tests;
 pub mod due;
 pub mod live_updates;
 pub mod observe;
@@ -44,6 +47,7 @@ use crate::anim::DisplayTransform;
 use crate::format::node::{NodeKind, Participant, Space};
 use crate::format::settings::StopConditions;
 use crate::format::{EmoteFile, EmoteId};
+use crate::playback::controlled::ControlledBody;
 use crate::playback::live::LiveInputs;
 use crate::playback::playing::{
     CycleSchedule, InFlight, Phase, PlayableAnimation, Playing, SpaceRoots,
@@ -189,6 +193,9 @@ pub struct PlaybackState {
     /// Per union node a solver moves, its exact transformation last tick
     /// (its motion leads the next update, [`live_updates`]).
     pub live_previous: Vec<Option<DisplayTransform>>,
+    /// A controller's machines and clips, when the emote is a controller:
+    /// it poses the body clip's nodes every tick ([`controlled`]).
+    pub controller: Option<Box<ControlledBody>>,
 }
 
 impl PlaybackState {

@@ -11,10 +11,13 @@ use glam::{DVec3, Mat4, Quat};
 use uuid::Uuid;
 
 use super::{PlaybackState, UnionNodes};
+use crate::anim::controller::{CompiledController, ControllerError};
+use crate::format::controller::ControllerFile;
 use crate::format::node::{NodeKind, Space};
 use crate::format::sequence::{Participants, Step};
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
+use crate::playback::controlled::ControlledBody;
 use crate::playback::live::LiveInputs;
 use crate::playback::playing::{
     mirror_id, Phase, PlayMode, PlayableAnimation, Playing, SpaceRoots,
@@ -129,6 +132,20 @@ pub fn prepare(
                 VecDeque::from([play(request.emote)]),
             )
         }
+        EmoteFile::Controller(controller) => {
+            if !request.bypass && !controller.settings.standalone {
+                return Err(PlayRefusal::NotStandalone(id));
+            }
+            let body = controller.body_clip().ok_or_else(|| {
+                PlayRefusal::Failed(id.clone(), "the controller plays no clip".into())
+            })?;
+            (
+                controller.settings.player,
+                controller.settings.cooldown_ticks,
+                controller.metadata.name.clone(),
+                VecDeque::from([play(&body.id)]),
+            )
+        }
         EmoteFile::Sequence(sequence) => {
             let segments = match (&sequence.participants, sequence.steps.first()) {
                 // Two-player: the offer plays (looping) until a match or the
@@ -205,6 +222,8 @@ pub fn prepare(
     };
     let play_mode = match (&*loaded.file, two_players) {
         (EmoteFile::Animation(_), _) => PlayMode::Own,
+        // The body clip's clock only counts ticks; the controller times the clips.
+        (EmoteFile::Controller(_), _) => PlayMode::Looping,
         (EmoteFile::Sequence(_), true) => PlayMode::Looping,
         (EmoteFile::Sequence(_), false) => PlayMode::OneCycle,
     };
@@ -212,11 +231,24 @@ pub fn prepare(
         // The rest were only listed to be looked up and spawned.
         segments.clear();
     }
-    let first = animations
+    let mut first = animations
         .get(&first_id)
         .map(|p| Playing::new(first_id.clone(), p, &union.ids, play_mode, seed))
         .ok_or_else(|| PlayRefusal::Unknown(first_id.to_string()))?;
-    let deadzone = first.runtime().rotation_deadzone_degrees;
+    let mut deadzone = first.runtime().rotation_deadzone_degrees;
+    let controller = match &*loaded.file {
+        EmoteFile::Controller(file) => {
+            deadzone = file.settings.rotation_deadzone_degrees;
+            Some(Box::new(start_controller(
+                file,
+                library,
+                &mut first,
+                seed,
+                request.molang_budget_ops,
+            )?))
+        }
+        _ => None,
+    };
     let union_len = union.len();
     let scene_nodes = union.spaces.iter().map(|s| *s == Space::Scene).collect();
     let yaw_degrees = request.yaw_degrees;
@@ -257,9 +289,39 @@ pub fn prepare(
             live_inputs: LiveInputs::default(),
             live_tolerance: Default::default(),
             live_previous: vec![None; union_len],
+            controller,
         },
         two_player,
     })
+}
+
+/// The controller `file` ready to play on `body` (its body clip's
+/// playing): compiled against the library's clips. The body's nodes all
+/// go per tick ([`PlaybackState::pose_updates`]), and the body clip's own
+/// events never run.
+fn start_controller(
+    file: &ControllerFile,
+    library: &Library,
+    body: &mut Playing,
+    seed: u64,
+    budget_ops: u64,
+) -> Result<ControlledBody, PlayRefusal> {
+    let compiled_clip = |id: &EmoteId| library.get(id.as_str())?.compiled.clone();
+    let failed = |e: ControllerError| PlayRefusal::Failed(file.id.to_string(), e.to_string());
+    let compiled =
+        CompiledController::compile(file, |id| Some(compiled_clip(id)?.rig.duration_ticks))
+            .map_err(failed)?;
+    let controlled = ControlledBody::new(
+        Arc::new(compiled),
+        &body.compiled,
+        compiled_clip,
+        seed,
+        budget_ops,
+    )
+    .map_err(failed)?;
+    body.planned = vec![false; body.covers.len()].into();
+    body.stop_fired = true;
+    Ok(controlled)
 }
 
 /// A segment that plays one cycle of `animation`, with no transition.

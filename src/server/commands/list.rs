@@ -49,6 +49,7 @@ pub(super) fn kind_name(file: &EmoteFile) -> &'static str {
         EmoteFile::Animation(_) => "Animation (played inside Sequences)",
         EmoteFile::Sequence(s) if s.is_two_player() => "Two-player Sequence",
         EmoteFile::Sequence(_) => "Sequence",
+        EmoteFile::Controller(_) => "Controller (plays while you move)",
     }
 }
 
@@ -56,6 +57,7 @@ fn cooldown_ticks(file: &EmoteFile) -> u32 {
     match file {
         EmoteFile::Animation(a) => a.settings.cooldown_ticks,
         EmoteFile::Sequence(s) => s.settings.cooldown_ticks,
+        EmoteFile::Controller(c) => c.settings.cooldown_ticks,
     }
 }
 

@@ -481,6 +481,12 @@ pub fn info(library: &Library, id: &str, perms: &PlayerPermissions) -> Text {
             s.settings.cooldown_ticks,
             crate::format::sequence::describe_steps(&s.steps).join("\n")
         ),
+        EmoteFile::Controller(c) => format!(
+            "Controller, {} layers, {} clips, cooldown {} ticks: it plays while you walk, run, sneak and jump",
+            c.layers.len(),
+            c.clips().map(|r| &r.id).collect::<std::collections::BTreeSet<_>>().len(),
+            c.settings.cooldown_ticks
+        ),
     };
     let access = match perms.may_play(id, loaded.file.is_standalone()) {
         Ok(()) => String::new(),

@@ -179,7 +179,7 @@ fn mix(library: &Library, only: Option<&str>) -> Result<Vec<(EmoteId, u32)>, Loa
         let id = EmoteId::parse(id).map_err(|_| LoadtestError::NoEmote(id.to_owned()))?;
         let weight = match &*loaded.file {
             EmoteFile::Animation(a) => a.display_count() as u32,
-            EmoteFile::Sequence(_) => 1,
+            EmoteFile::Sequence(_) | EmoteFile::Controller(_) => 1,
         };
         return Ok(vec![(id, weight.max(1))]);
     }

@@ -233,6 +233,7 @@ fn list_emotes(library: &EmoteLibrary) -> String {
             let kind = match &*loaded.file {
                 EmoteFile::Animation(_) => "Animation",
                 EmoteFile::Sequence(_) => "Sequence",
+                EmoteFile::Controller(_) => "Controller",
             };
             let name = &loaded.file.metadata().name;
             (id.as_str(), format!("{id}: {name} ({kind})"))

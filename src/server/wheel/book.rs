@@ -51,6 +51,8 @@ pub enum EmoteKind {
     Sequence,
     /// A two-player Sequence.
     TwoPlayer,
+    /// A controller: it plays while the player moves.
+    Controller,
 }
 
 impl EmoteKind {
@@ -60,6 +62,7 @@ impl EmoteKind {
             EmoteKind::Animation => "Animation",
             EmoteKind::Sequence => "Sequence",
             EmoteKind::TwoPlayer => "Two-player Sequence",
+            EmoteKind::Controller => "Controller: walk, run and jump in it",
         }
     }
 }

@@ -34,12 +34,13 @@ use super::book::*;
 pub const LORE_LINE_CHARS: usize = 36;
 
 /// The default icon of an emote kind: an armour stand strikes a pose, a
-/// clock runs a sequence, and a cake is shared.
+/// clock runs a sequence, a cake is shared, and leather boots walk.
 pub fn default_icon(kind: EmoteKind) -> ItemKind {
     match kind {
         EmoteKind::Animation => ItemKind::ArmorStand,
         EmoteKind::Sequence => ItemKind::Clock,
         EmoteKind::TwoPlayer => ItemKind::Cake,
+        EmoteKind::Controller => ItemKind::LeatherBoots,
     }
 }
 

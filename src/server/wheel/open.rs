@@ -42,6 +42,7 @@ pub fn shown_emotes(library: &Library, viewer: &Viewer) -> Vec<ShownEmote> {
                 EmoteFile::Animation(_) => EmoteKind::Animation,
                 EmoteFile::Sequence(s) if s.is_two_player() => EmoteKind::TwoPlayer,
                 EmoteFile::Sequence(_) => EmoteKind::Sequence,
+                EmoteFile::Controller(_) => EmoteKind::Controller,
             };
             let offered_by = match kind {
                 EmoteKind::TwoPlayer => viewer
