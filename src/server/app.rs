@@ -13,7 +13,7 @@ use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
 use crate::server::{
     camera, combat, commands, cull, dispatch, emote, feedback, idle, metrics, modded, operator,
-    reload, resource_pack, shutdown, skin, storage, tick_stats, wheel, world,
+    reload, resource_pack, shutdown, skin, storage, tick_stats, walk, wheel, world,
 };
 
 /// Every feature of emoted, each its own plugin, in this order:
@@ -25,6 +25,7 @@ use crate::server::{
 /// | [`EmoteLibraryPlugin`] | the emotes, loaded at start-up | `Startup` |
 /// | [`commands::EmoteCommandsPlugin`] | `/emote`, `/gamemode`, `/tp`, completion, operators | `Update`, before [`EmotePlaybackSet`](crate::server::events::EmotePlaybackSet) |
 /// | [`emote::EmotePlaybackPlugin`] | playback: start, advance, send, stop, two-player offers | `Update`, in `EmotePlaybackSet` |
+/// | [`walk::WalkingBodyPlugin`] | controllers: the player's motion as their parameters, and the rig following the player | `Update`, before and after `EmotePlaybackSet` |
 /// | [`camera::EmoteCameraPlugin`] | the emote camera: a vanilla player sees their own emote, seated, from a camera entity only they receive | `Update`, after `EmotePlaybackSet` |
 /// | [`idle::IdleEmotesPlugin`] | idle emotes: started after a quiet delay, stopped by activity | `PostUpdate`, in [`IdleEmotesSet`](idle::IdleEmotesSet) |
 /// | [`feedback::EmoteFeedbackPlugin`] | the action bar while an emote plays, and why it ended | `PostUpdate`, before valence flushes packets |
@@ -57,6 +58,7 @@ impl PluginGroup for EmotePlugins {
             .add(EmoteLibraryPlugin)
             .add(commands::EmoteCommandsPlugin)
             .add(emote::EmotePlaybackPlugin)
+            .add(walk::WalkingBodyPlugin)
             .add(camera::EmoteCameraPlugin)
             .add(idle::IdleEmotesPlugin)
             .add(feedback::EmoteFeedbackPlugin)

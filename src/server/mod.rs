@@ -35,6 +35,7 @@ pub mod syntax;
 #[cfg(test)]
 mod testing;
 pub mod tick_stats;
+pub mod walk;
 pub mod wheel;
 pub mod world;
 

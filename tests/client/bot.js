@@ -739,6 +739,7 @@ const STEP_KINDS = [
   'send_plugin',
   'block_at',
   'position',
+  'track_position',
   'disconnect'
 ]
 
@@ -951,6 +952,17 @@ async function runStep (step, remainingMs) {
     case 'position':
       record('bot_position', positionEvent())
       return
+    case 'track_position': {
+      // From now on, the bot's own position every `arg` ms (a walk's path).
+      const every = setInterval(() => {
+        if (ended || !bot.entity) {
+          clearInterval(every)
+          return
+        }
+        record('bot_position', positionEvent())
+      }, arg)
+      return
+    }
     case 'disconnect': {
       expectingEnd = true
       bot.quit()

@@ -165,6 +165,11 @@ impl Plan {
         self.step(json!({"position": true}))
     }
     /// Waits for the server to close the connection (a kick).
+    /// Records the bot's own position every `every_ms` from this step on.
+    pub fn track_position(self, every_ms: u64) -> Plan {
+        self.step(json!({ "track_position": every_ms }))
+    }
+
     pub fn wait_end(self) -> Plan {
         self.step(json!({"wait_end": true}))
     }

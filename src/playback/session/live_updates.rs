@@ -7,7 +7,10 @@
 //! [`LEAD_TICKS`] ahead along the node's motion over the last tick and
 //! asks clients to take that long, so a node moving steadily (a hand
 //! following a swaying grip, a turning head) is drawn along its path and
-//! sent again only when its motion changes.
+//! sent again only when its motion changes. A controller's nodes
+//! ([`crate::playback::controlled`]) take the same test but no lead: a
+//! walk cycle turns back every few ticks, where a lead would overshoot, so
+//! each update is the exact pose over one tick.
 
 use super::{NodeUpdate, PlaybackState};
 use crate::anim::DisplayTransform;
@@ -59,7 +62,10 @@ impl PlaybackState {
                 return None;
             }
         }
-        let (to, duration_ticks) = match previous {
+        // A controller's body swings back and forth every cycle: a lead
+        // would overshoot each turn, so it goes to the exact pose in a tick.
+        let lead = previous.filter(|_| self.controller.is_none());
+        let (to, duration_ticks) = match lead {
             Some(previous) => (
                 previous.interpolate(&exact, 1.0 + LEAD_TICKS as f32),
                 LEAD_TICKS,

@@ -8,6 +8,7 @@ use valence::prelude::*;
 
 use crate::format::camera::{CameraSetting, CameraShot};
 use crate::format::node::Participant;
+use crate::format::EmoteFile;
 use crate::playback::camera::clearance::SolidBlocks;
 use crate::playback::camera::flight::{Flight, FlightFrame, LookDegrees, Scene};
 use crate::playback::camera::shot::Framing;
@@ -57,7 +58,8 @@ pub(super) fn wanted_shots(
         || (!camera.allow_in_pvp && can_be_hurt(player.mode))
         || player.choices.is_some_and(|c| c.camera_off)
         || player.idle.is_some_and(|w| w.clock().plays_idle_emote());
-    if refused {
+    // A controller is walked in: the player keeps their own view.
+    if refused || matches!(playback.file(), EmoteFile::Controller(_)) {
         return None;
     }
     match (&playback.file().metadata().camera, player.role) {

@@ -1,0 +1,197 @@
+//! Emotes you can walk in: what the server feeds a controller playback
+//! ([`crate::playback::controlled`]) from the live player, and the body
+//! following the player.
+//!
+//! # The model
+//! A controller's body is posed per tick by its state machines; the
+//! server's part is the **observation** and the **place**:
+//!
+//! - [`observe_walkers`] (before the playbacks step) turns what the player
+//!   did since the last tick into the built-in parameters
+//!   ([`Motion`]): the horizontal move over the tick as `speed` (blocks a
+//!   second) and, in the frame of the body's yaw, `forward` and `strafe`;
+//!   `grounded` from the client's on-ground flag; `sneaking` and
+//!   `sprinting` from its entity flags; `jump` when it left the ground
+//!   moving up (vanilla's jump test, as the stop conditions use);
+//!   `look_yaw` (wrapped to ±180°) and `look_pitch` against the body;
+//!   `in_water` when the block at the feet is water.
+//! - [`follow_walkers`] (after they step) moves the playback's root to the
+//!   player's feet, and every display of the rig with it, on each tick the
+//!   player moved. The pose stays in the transformation, relative to the
+//!   root, so the body walks where the player walks and turns with the
+//!   root's yaw (the deadzone's).
+//!
+//! # The choice of how the rig moves
+//! 1.20.1 has no `teleport_duration` for displays: a display moved by the
+//! server is drawn at its new place at once, so a walking rig is drawn
+//! 20 times a second, in steps of 0.2 block at a walk. The other ways
+//! (displays riding an entity the client moves smoothly; the move carried
+//! in every node's transformation) are measured against this one in the
+//! README's Performance table.
+
+use valence::entity::entity::Flags;
+use valence::entity::OnGround;
+use valence::movement::MovementEvent;
+use valence::prelude::*;
+
+use crate::playback::controlled::Motion;
+use crate::server::emote::ActiveEmote;
+use crate::server::events::{EmoteDisplay, EmotePlaybackSet};
+
+/// Feeds controller playbacks from the live player and moves their rigs
+/// with the player (see the module docs).
+pub struct WalkingBodyPlugin;
+
+impl Plugin for WalkingBodyPlugin {
+    fn build(&self, app: &mut App) {
+        app.add_systems(
+            Update,
+            (
+                observe_walkers.before(EmotePlaybackSet),
+                follow_walkers.after(EmotePlaybackSet),
+            ),
+        );
+    }
+}
+
+/// Where a player walking in a controller was on the last tick.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct Stride {
+    /// The feet on the last tick.
+    pub feet: DVec3,
+}
+
+/// Players as [`observe_walkers`] reads them.
+type Walkers<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static mut ActiveEmote,
+        &'static Position,
+        &'static Look,
+        Option<&'static OnGround>,
+        Option<&'static Flags>,
+        &'static VisibleChunkLayer,
+        Option<&'static mut Stride>,
+    ),
+    With<Client>,
+>;
+
+/// The yaw `degrees` wrapped into `[-180, 180)`.
+fn wrapped(degrees: f32) -> f32 {
+    (degrees + 180.0).rem_euclid(360.0) - 180.0
+}
+
+/// The built-in parameters of a player whose feet moved from `before` to
+/// `feet` over one tick, under a body turned to `body_yaw` (Minecraft
+/// degrees: 0 faces +Z, positive turns right).
+pub fn motion_between(before: DVec3, feet: DVec3, body_yaw: f32) -> Motion {
+    let moved = (feet - before) * 20.0;
+    let yaw = f64::from(body_yaw).to_radians();
+    // Facing +Z at yaw 0, the right hand is −X.
+    let facing = DVec3::new(-yaw.sin(), 0.0, yaw.cos());
+    let right = DVec3::new(-yaw.cos(), 0.0, -yaw.sin());
+    Motion {
+        speed: DVec3::new(moved.x, 0.0, moved.z).length() as f32,
+        forward: moved.dot(facing) as f32,
+        strafe: moved.dot(right) as f32,
+        ..Motion::default()
+    }
+}
+
+/// Turns this tick's movement of every player in a controller into its
+/// built-in parameters.
+fn observe_walkers(
+    mut commands: Commands,
+    mut movements: EventReader<MovementEvent>,
+    mut walkers: Walkers,
+    layers: Query<&ChunkLayer>,
+) {
+    let jumped: Vec<Entity> = movements
+        .iter()
+        .filter(|m| m.old_on_ground && !m.on_ground && m.position.y > m.old_position.y)
+        .map(|m| m.client)
+        .collect();
+    for (player, mut playback, feet, look, on_ground, flags, world, stride) in &mut walkers {
+        if playback.state.controller.is_none() {
+            continue;
+        }
+        let before = stride.as_ref().map_or(feet.0, |s| s.feet);
+        let body_yaw = playback.state.root_yaw_degrees();
+        let feet_block = BlockPos::new(
+            feet.0.x.floor() as i32,
+            feet.0.y.floor() as i32,
+            feet.0.z.floor() as i32,
+        );
+        let in_water = layers
+            .get(world.0)
+            .ok()
+            .and_then(|l| l.block(feet_block))
+            .is_some_and(|b| b.state.to_kind() == valence::block::BlockKind::Water);
+        let motion = Motion {
+            grounded: on_ground.is_none_or(|g| g.0),
+            sneaking: flags.is_some_and(|f| f.sneaking()),
+            sprinting: flags.is_some_and(|f| f.sprinting()),
+            jumped: jumped.contains(&player),
+            look_yaw: wrapped(look.yaw - body_yaw),
+            look_pitch: look.pitch,
+            in_water,
+            ..motion_between(before, feet.0, body_yaw)
+        };
+        playback.state.observe_motion(&motion);
+        match stride {
+            Some(mut stride) => stride.feet = feet.0,
+            None => {
+                commands.entity(player).insert(Stride { feet: feet.0 });
+            }
+        }
+    }
+}
+
+/// Moves the root of every controller playback, and its displays, to the
+/// player's feet.
+fn follow_walkers(
+    mut walkers: Query<(&mut ActiveEmote, &Position), (With<Client>, Without<EmoteDisplay>)>,
+    mut displays: Query<&mut Position, (With<EmoteDisplay>, Without<Client>)>,
+) {
+    for (mut playback, feet) in &mut walkers {
+        if playback.state.controller.is_none() || playback.state.root == feet.0 {
+            continue;
+        }
+        playback.state.root = feet.0;
+        let entities: Vec<Entity> = playback.display_entities().collect();
+        for entity in entities {
+            if let Ok(mut position) = displays.get_mut(entity) {
+                position.0 = feet.0;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_move_is_split_along_the_body() {
+        // Facing +Z (yaw 0), 0.2 block forward in a tick: 4 blocks a second.
+        let m = motion_between(DVec3::ZERO, DVec3::new(0.0, 0.0, 0.2), 0.0);
+        assert!((m.speed - 4.0).abs() < 1e-5 && (m.forward - 4.0).abs() < 1e-5);
+        assert!(m.strafe.abs() < 1e-5);
+        // Facing −X (yaw 90): a step to −Z is to the body's right.
+        let m = motion_between(DVec3::ZERO, DVec3::new(0.0, 0.0, -0.1), 90.0);
+        assert!((m.strafe - 2.0).abs() < 1e-4, "{m:?}");
+        assert!(m.forward.abs() < 1e-4);
+        // Falling is no speed.
+        let m = motion_between(DVec3::ZERO, DVec3::new(0.0, -1.0, 0.0), 0.0);
+        assert_eq!(m.speed, 0.0);
+    }
+
+    #[test]
+    fn look_yaw_is_wrapped_against_the_body() {
+        assert_eq!(wrapped(350.0 - 10.0), -20.0);
+        assert_eq!(wrapped(-190.0), 170.0);
+        assert_eq!(wrapped(45.0), 45.0);
+    }
+}
