@@ -4,7 +4,9 @@
 //! client draws. The emote keeps playing all the way; the body's displays
 //! stay within 0.5 block of the walker; the legs swing while it walks and
 //! rest while it stands; a sneak lowers the body and a jump plays the jump
-//! state's sound; `/emote stop` ends it and every display goes.
+//! state's sound; `/emote set waving 0` lowers the waving arm (a typo is
+//! answered with the name it meant); `/emote stop` ends it and every
+//! display goes.
 
 mod common;
 
@@ -95,8 +97,12 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
         .wait_ms(250) // 13
         .set_control("jump", false) // 14
         .wait_ms(1_200) // 15
-        .chat("/emote stop") // 16
-        .wait_ms(1_500) // 17
+        .chat("/emote set wavng 0") // 16: a typo
+        .wait_ms(300) // 17
+        .chat("/emote set waving 0") // 18: the arm comes down
+        .wait_ms(800) // 19
+        .chat("/emote stop") // 20
+        .wait_ms(1_500) // 21
         .disconnect()
         .timeout_ms(40_000)
         .spawn();
@@ -106,7 +112,8 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
     watcher.assert_ok();
     let steps = step_times(&walker);
     let (played, walk_start, walk_end) = (steps[3], steps[6], steps[7]);
-    let (sneak_on, sneak_off, jump_at, stopped) = (steps[8], steps[10], steps[12], steps[16]);
+    let (sneak_on, sneak_off, jump_at) = (steps[8], steps[10], steps[12]);
+    let (waving_off, stopped) = (steps[18], steps[20]);
 
     // The walker was never seated or turned into a spectator: it walked.
     let path: Vec<(u64, Vec3)> = walker
@@ -298,6 +305,25 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
     assert!(
         sweeps.iter().all(|t| *t >= jump_at),
         "a jump sound before the jump: {sweeps:?}"
+    );
+
+    // `/emote set waving 0` lays the wave layer's weight to 0: the raised
+    // arm (turned past 100° from hanging) comes down to the idle's; the
+    // held item, always turned 90° in the hand, is not the arm.
+    let raised = |at: u64| {
+        drawn
+            .values()
+            .filter_map(|d| Drawn::at(&d.linear, at))
+            .map(tilt_degrees)
+            .filter(|tilt| *tilt > 100.0)
+            .count()
+    };
+    assert!(raised(waving_off) >= 2, "the wave raises the arm");
+    assert_eq!(raised(waving_off + 600), 0, "after /emote set waving 0");
+    let chat = walker.chat().join("\n");
+    assert!(
+        chat.contains("unknown parameter `wavng`") && chat.contains("did you mean `waving`?"),
+        "{chat}"
     );
 
     // /emote stop ended it, as the walker was told.

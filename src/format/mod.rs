@@ -106,6 +106,12 @@ pub struct FileReport {
     pub problems: Vec<Problem>,
 }
 
+/// "; did you mean `x`?" for the candidate closest to `name`, or nothing
+/// when none is close (the suggestion every file error uses).
+pub fn did_you_mean_among(name: &str, candidates: &[&str]) -> String {
+    read::did_you_mean(name, candidates.iter().copied())
+}
+
 /// Reads an emote file from JSON text.
 pub fn parse_emote_json(text: &str) -> FileReport {
     let value: serde_json::Value = match serde_json::from_str(text) {

@@ -56,6 +56,21 @@ pub struct StopEmoteRequest {
     pub reason: EndReason,
 }
 
+/// Ask to set a parameter of the controller a player plays (`/emote set`,
+/// typed or run by an event).
+#[derive(Event, Clone, Debug)]
+pub struct SetParameterRequest {
+    /// The player.
+    pub client: Entity,
+    /// The parameter's name.
+    pub parameter: String,
+    /// Its value: a number, 0 or 1 for a bool; a trigger fires whatever it is.
+    pub value: f32,
+    /// Tell the player when it cannot be set (a typed command); an
+    /// event's is logged instead.
+    pub typed: bool,
+}
+
 /// Why a playback ended, as it happened to the initiator (the player whose
 /// playback it is); [`EndReason::Partner`] wraps what happened to the
 /// partner of a two-player Sequence. [`EndReason::describe`] puts it in
@@ -350,6 +365,7 @@ impl Plugin for EmoteEventsPlugin {
     fn build(&self, app: &mut App) {
         app.add_event::<PlayEmoteRequest>()
             .add_event::<StopEmoteRequest>()
+            .add_event::<SetParameterRequest>()
             .add_event::<EmoteEndedEvent>()
             .add_event::<ActionBarShownEvent>()
             .add_event::<EmoteCommandEvent>()

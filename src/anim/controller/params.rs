@@ -81,6 +81,11 @@ impl Parameters {
         }
     }
 
+    /// Every parameter's name, in storage order.
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.names.iter().map(String::as_str)
+    }
+
     /// The index of the parameter called `name`.
     pub fn index_of(&self, name: &str) -> Result<usize, ParameterError> {
         self.names

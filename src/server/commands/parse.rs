@@ -4,8 +4,8 @@
 //! and refused with the shared [`CommandError`].
 
 use crate::server::syntax::{
-    parse_gamemode, parse_teleport, split_command, CommandError, GameModeCommand, Rotations,
-    TeleportCommand, Words,
+    parse_gamemode, parse_parameter_value, parse_teleport, split_command, CommandError,
+    GameModeCommand, Rotations, TeleportCommand, Words,
 };
 use crate::store::OnOffChoice;
 
@@ -23,7 +23,7 @@ pub enum Command {
 }
 
 /// A parsed `/emote` command.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum EmoteCommand {
     /// `/emote play <id> [player]`
     Play {
@@ -36,6 +36,14 @@ pub enum EmoteCommand {
     Stop {
         /// Another player to stop.
         target: Option<String>,
+    },
+    /// `/emote set <parameter> <value>`: a parameter of the controller the
+    /// player plays.
+    Set {
+        /// The parameter's name.
+        parameter: String,
+        /// Its value (`true`/`false` are 1/0).
+        value: f32,
     },
     /// `/emote list [page]` (pages from 1)
     List {
@@ -63,7 +71,7 @@ pub enum EmoteCommand {
 
 /// How `/emote` is written.
 pub(super) const EMOTE_USAGE: &str =
-    "/emote [play <id> [player] | stop [player] | list [page] | info <id> | parts [on|off] | camera [on|off] | reload]";
+    "/emote [play <id> [player] | stop [player] | set <parameter> <value> | list [page] | info <id> | parts [on|off] | camera [on|off] | reload]";
 /// How `/gamemode` is written.
 pub(super) const GAMEMODE_USAGE: &str =
     "/gamemode <survival|creative|adventure|spectator> [targets]";
@@ -100,6 +108,7 @@ pub fn parse_emote(rest: &str) -> Result<EmoteCommand, CommandError> {
     let usage = match sub {
         "play" => "/emote play <id> [player]",
         "stop" => "/emote stop [player]",
+        "set" => "/emote set <parameter> <value>",
         "list" => "/emote list [page]",
         "info" => "/emote info <id>",
         "reload" => "/emote reload",
@@ -122,6 +131,15 @@ pub fn parse_emote(rest: &str) -> Result<EmoteCommand, CommandError> {
         "stop" => EmoteCommand::Stop {
             target: w.next().map(owned),
         },
+        "set" => {
+            let parameter = owned(w.require("a parameter")?);
+            let word = w.require("a value")?;
+            EmoteCommand::Set {
+                parameter,
+                value: parse_parameter_value(word)
+                    .ok_or_else(|| w.invalid(word, "a number, true or false"))?,
+            }
+        }
         "list" => EmoteCommand::List {
             page: match w.next() {
                 None => 1,

@@ -16,7 +16,7 @@ use crate::server::emote::EmoteCooldowns;
 use crate::server::emote_library::EmoteLibrary;
 use crate::server::events::{
     EndReason, OnOffChoiceRequest, OpenWheelRequest, PlayEmoteRequest, ReloadRequest,
-    StopEmoteRequest,
+    SetParameterRequest, StopEmoteRequest,
 };
 use crate::server::permissions::{
     PlayerIdentity, PlayerPermissions, EMOTE_DEFAULT, EMOTE_MANAGE, GAMEMODE, TELEPORT,
@@ -103,6 +103,7 @@ pub(super) fn handle_commands(
     mut reload: EventWriter<ReloadRequest>,
     mut wheel: EventWriter<OpenWheelRequest>,
     mut choices: EventWriter<OnOffChoiceRequest>,
+    mut set: EventWriter<SetParameterRequest>,
     mut rng: Local<CommandRng>,
     cooldowns: Option<Res<EmoteCooldowns>>,
     server: Res<Server>,
@@ -161,6 +162,7 @@ pub(super) fn handle_commands(
                             &mut reload,
                             &mut wheel,
                             &mut choices,
+                            &mut set,
                         ),
                         Command::GameMode(command) => {
                             Some(run.gamemode(command).unwrap_or_else(|refused| refused))
@@ -192,6 +194,7 @@ pub(super) fn run_emote(
     reload: &mut EventWriter<ReloadRequest>,
     wheel: &mut EventWriter<OpenWheelRequest>,
     choices: &mut EventWriter<OnOffChoiceRequest>,
+    set: &mut EventWriter<SetParameterRequest>,
 ) -> Option<Text> {
     let manager = perms.has(EMOTE_MANAGE);
     match command {
@@ -274,6 +277,22 @@ pub(super) fn run_emote(
             }
             None => Some(no_such_player(&name)),
         },
+        EmoteCommand::Set { .. } if !perms.has(EMOTE_DEFAULT) && !manager => Some(
+            format!(
+                "You may not set emote parameters: it needs the permission node {EMOTE_DEFAULT}."
+            )
+            .color(Color::RED),
+        ),
+        EmoteCommand::Set { parameter, value } => {
+            // The walking plugin answers (it sees the playback).
+            set.send(SetParameterRequest {
+                client: sender,
+                parameter,
+                value,
+                typed: true,
+            });
+            None
+        }
         EmoteCommand::List { page } => Some(list_page(library, page, perms, cooldown_left)),
         EmoteCommand::Info { id } => Some(info(library, &id, perms)),
         EmoteCommand::Wheel => {

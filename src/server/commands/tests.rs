@@ -48,6 +48,29 @@ fn parses_every_emote_subcommand() {
         })
     );
     assert_eq!(emote("emote stop"), Ok(EmoteCommand::Stop { target: None }));
+    assert_eq!(
+        emote("emote set waving 0.5"),
+        Ok(EmoteCommand::Set {
+            parameter: "waving".into(),
+            value: 0.5
+        })
+    );
+    assert_eq!(
+        emote("e set sitting true"),
+        Ok(EmoteCommand::Set {
+            parameter: "sitting".into(),
+            value: 1.0
+        })
+    );
+    for (line, refusal) in [
+        ("emote set waving", "Missing a value"),
+        ("emote set waving fast", "a number, true or false"),
+        ("emote set", "Missing a parameter"),
+        ("emote set a 1 2", "Too many arguments"),
+    ] {
+        let error = emote(line).expect_err(line).to_string();
+        assert!(error.contains(refusal), "{line}: {error}");
+    }
     assert_eq!(emote("emote list"), Ok(EmoteCommand::List { page: 1 }));
     assert_eq!(emote("emote list 3"), Ok(EmoteCommand::List { page: 3 }));
     assert_eq!(

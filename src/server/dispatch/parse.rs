@@ -10,8 +10,8 @@ pub(super) use crate::format::event::KNOWN_COMMANDS;
 use crate::format::EmoteId;
 use crate::server::syntax::selector::Selector;
 use crate::server::syntax::{
-    looks_like_coordinate, parse_gamemode, parse_plain_number, parse_teleport, split_command,
-    CommandError, Coordinates, Destination, Rotations, Words,
+    looks_like_coordinate, parse_gamemode, parse_parameter_value, parse_plain_number,
+    parse_teleport, split_command, CommandError, Coordinates, Destination, Rotations, Words,
 };
 
 /// A command parsed far enough to run it.
@@ -81,6 +81,16 @@ pub enum ParsedCommand {
     /// `emote stop [player]`.
     EmoteStop {
         /// Whose emote (`None`: the source player).
+        target: Option<Selector>,
+    },
+    /// `emote set <parameter> <value> [player]`: a parameter of the
+    /// controller a player plays.
+    EmoteSet {
+        /// The parameter.
+        parameter: String,
+        /// Its value (`true`/`false` are 1/0).
+        value: f32,
+        /// Whose controller (`None`: the source player).
         target: Option<Selector>,
     },
 }
@@ -272,8 +282,11 @@ pub fn parse_event_command(command: &str) -> Result<ParsedCommand, CommandError>
             Ok(ParsedCommand::Function(id))
         }
         "emote" => {
-            let mut w = Words::new("emote play <id> [player] | emote stop [player]", rest);
-            match w.require("`play` or `stop`")? {
+            let mut w = Words::new(
+                "emote play <id> [player] | emote stop [player] | emote set <parameter> <value> [player]",
+                rest,
+            );
+            match w.require("`play`, `stop` or `set`")? {
                 "play" => {
                     let word = w.require("an emote id")?;
                     let emote = EmoteId::parse(word)
@@ -295,9 +308,26 @@ pub fn parse_event_command(command: &str) -> Result<ParsedCommand, CommandError>
                     w.finish()?;
                     Ok(ParsedCommand::EmoteStop { target })
                 }
+                "set" => {
+                    let parameter = w.require("a parameter")?.to_owned();
+                    let word = w.require("a value")?;
+                    let value = parse_parameter_value(word)
+                        .ok_or_else(|| w.invalid(word, "a number, true or false"))?;
+                    let target = if w.is_empty() {
+                        None
+                    } else {
+                        Some(w.target()?)
+                    };
+                    w.finish()?;
+                    Ok(ParsedCommand::EmoteSet {
+                        parameter,
+                        value,
+                        target,
+                    })
+                }
                 other => Err(CommandError::Unsupported {
                     what: format!("`emote {other}`"),
-                    hint: "events run only `emote play <id> [player]` and `emote stop [player]`",
+                    hint: "events run only `emote play <id> [player]`, `emote stop [player]` and `emote set <parameter> <value> [player]`",
                 }),
             }
         }

@@ -23,7 +23,7 @@ use super::parse::*;
 use crate::server::config::Config;
 use crate::server::events::{
     ActionBarShownEvent, CommandSource, EmoteCommandEvent, EmoteDisplay, EndReason,
-    PlayEmoteRequest, StopEmoteRequest,
+    PlayEmoteRequest, SetParameterRequest, StopEmoteRequest,
 };
 use crate::server::syntax::selector::{
     Candidate, SelectContext, Selector, SelectorBase, SelectorRng,
@@ -166,6 +166,7 @@ pub(super) struct Dispatcher<'w, 's> {
     layers: Query<'w, 's, (Entity, &'static mut ChunkLayer)>,
     play: EventWriter<'w, PlayEmoteRequest>,
     stop: EventWriter<'w, StopEmoteRequest>,
+    set: EventWriter<'w, SetParameterRequest>,
     action_bars: EventWriter<'w, ActionBarShownEvent>,
     functions: Res<'w, EmoteFunctions>,
     reported: ResMut<'w, ReportedCommands>,
@@ -436,6 +437,20 @@ impl Dispatcher<'_, '_> {
                     self.stop.send(StopEmoteRequest {
                         client,
                         reason: EndReason::StoppedByCommand,
+                    });
+                }
+            }
+            ParsedCommand::EmoteSet {
+                parameter,
+                value,
+                target,
+            } => {
+                for client in self.emote_targets(target.as_ref(), context, "emote set")? {
+                    self.set.send(SetParameterRequest {
+                        client,
+                        parameter: parameter.clone(),
+                        value: *value,
+                        typed: false,
                     });
                 }
             }

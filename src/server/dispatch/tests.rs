@@ -377,6 +377,21 @@ fn parses_gamemode_function_and_emote() {
         parsed("emote stop"),
         ParsedCommand::EmoteStop { target: None }
     );
+    assert_eq!(
+        parsed("emote set waving false"),
+        ParsedCommand::EmoteSet {
+            parameter: "waving".into(),
+            value: 0.0,
+            target: None
+        }
+    );
+    assert!(matches!(
+        parsed("emote set jump 1 @a"),
+        ParsedCommand::EmoteSet {
+            target: Some(_),
+            ..
+        }
+    ));
     let cases = [
         ("gamemode 1", "a game mode (survival"),
         ("gamemode hardcore @a", "a game mode"),
@@ -389,7 +404,8 @@ fn parses_gamemode_function_and_emote() {
         ("function a:b with {x:1}", "macros"),
         ("emote play wave", "an emote id"),
         ("emote list", "`emote list` is not supported"),
-        ("emote", "Missing `play` or `stop`"),
+        ("emote", "Missing `play`, `stop` or `set`"),
+        ("emote set waving much", "a number, true or false"),
     ];
     assert_refusals(&cases, error);
 }

@@ -13,7 +13,7 @@ emote play <id> <player> · emote stop <player> · emote list · emote info <id>
 const OPERATOR_COMMANDS: &str = "list, say, reload, stop, emote, help";
 
 /// A parsed operator line.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum OperatorCommand {
     /// `help`: what the console runs.
     Help,

@@ -218,6 +218,9 @@ fn run_emote(
             // Parsed as `OperatorCommand::Reload`; kept for completeness.
             "Use reload.".to_owned()
         }
+        EmoteCommand::Set { .. } => {
+            "That sets a parameter of the controller a player plays; the server plays none (events run `emote set <parameter> <value> [player]`).".to_owned()
+        }
         EmoteCommand::Wheel | EmoteCommand::Choose { .. } => {
             "That is a player's own choice; the server has no wheel or view of its own.".to_owned()
         }

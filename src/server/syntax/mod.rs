@@ -72,7 +72,7 @@ pub use game_mode::{game_mode_name, parse_game_mode};
 pub use grammar::{
     parse_gamemode, parse_teleport, Destination, GameModeCommand, Rotations, TeleportCommand,
 };
-pub use number::parse_plain_number;
+pub use number::{parse_parameter_value, parse_plain_number};
 pub use words::{split_command, Words, COORDINATE};
 
 /// Asserts that `error` refuses the text of each case with a message that

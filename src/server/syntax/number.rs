@@ -14,6 +14,18 @@ pub fn parse_plain_number(text: &str) -> Option<f64> {
     text.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
+/// A controller parameter's value as a command writes it: a plain number,
+/// `true` (1) or `false` (0).
+pub fn parse_parameter_value(text: &str) -> Option<f32> {
+    match text {
+        "true" => Some(1.0),
+        "false" => Some(0.0),
+        number => parse_plain_number(number)
+            .map(|v| v as f32)
+            .filter(|v| v.is_finite()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -26,5 +38,14 @@ mod tests {
         for text in ["", "1e3", "inf", "NaN", "1_000", "0x10", "1,5", "--"] {
             assert_eq!(parse_plain_number(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn parameter_values_are_numbers_or_booleans() {
+        assert_eq!(parse_parameter_value("true"), Some(1.0));
+        assert_eq!(parse_parameter_value("false"), Some(0.0));
+        assert_eq!(parse_parameter_value("-0.5"), Some(-0.5));
+        assert_eq!(parse_parameter_value("yes"), None);
+        assert_eq!(parse_parameter_value("1e40"), None);
     }
 }

@@ -36,7 +36,7 @@ use valence::prelude::*;
 
 use crate::playback::controlled::Motion;
 use crate::server::emote::ActiveEmote;
-use crate::server::events::{EmoteDisplay, EmotePlaybackSet};
+use crate::server::events::{EmoteDisplay, EmotePlaybackSet, SetParameterRequest};
 
 /// Feeds controller playbacks from the live player and moves their rigs
 /// with the player (see the module docs).
@@ -47,7 +47,9 @@ impl Plugin for WalkingBodyPlugin {
         app.add_systems(
             Update,
             (
-                observe_walkers.before(EmotePlaybackSet),
+                (observe_walkers, apply_parameter_requests)
+                    .chain()
+                    .before(EmotePlaybackSet),
                 follow_walkers.after(EmotePlaybackSet),
             ),
         );
@@ -144,6 +146,45 @@ fn observe_walkers(
             Some(mut stride) => stride.feet = feet.0,
             None => {
                 commands.entity(player).insert(Stride { feet: feet.0 });
+            }
+        }
+    }
+}
+
+/// Sets the parameters `/emote set` (typed, or run by an event) asks for;
+/// a typed one that cannot be set is answered in chat, an event's logged.
+fn apply_parameter_requests(
+    mut requests: EventReader<SetParameterRequest>,
+    mut players: Query<(&mut Client, Option<&mut ActiveEmote>, &Username)>,
+) {
+    for request in requests.iter() {
+        let Ok((mut client, playback, name)) = players.get_mut(request.client) else {
+            continue;
+        };
+        let refused = match playback {
+            Some(mut playback) => match playback.state.controller.as_mut() {
+                Some(controller) => controller
+                    .set_parameter(&request.parameter, request.value)
+                    .err()
+                    .map(|e| {
+                        let names: Vec<&str> = controller.parameters().names().collect();
+                        format!(
+                            "{e}{}",
+                            crate::format::did_you_mean_among(&request.parameter, &names)
+                        )
+                    }),
+                None => Some(format!(
+                    "`{}` is not a controller: /emote set changes the parameters of a controller you play",
+                    playback.emote()
+                )),
+            },
+            None => Some("You are not playing an emote: /emote set changes the parameters of a controller you play".to_owned()),
+        };
+        if let Some(message) = refused {
+            if request.typed {
+                client.send_chat_message(message.color(Color::RED));
+            } else {
+                tracing::warn!("emote set for {}: {message}", name.0);
             }
         }
     }
