@@ -1,8 +1,8 @@
 //! Walking in an emote, with real clients: `walker` plays the bundled
 //! controller `example:walk_wave`, stands, walks 6 blocks, stands, sneaks,
 //! jumps and stops it; `watcher`, 4 blocks away, records what a vanilla
-//! client draws. The emote keeps playing all the way; the body's displays
-//! stay within 0.5 block of the walker; the legs swing while it walks and
+//! client draws. The emote keeps playing all the way; the body stays
+//! within 0.5 block of the walker (carried in the transformation); the legs swing while it walks and
 //! rest while it stands; a sneak lowers the body and a jump plays the jump
 //! state's sound; `/emote set waving 0` lowers the waving arm (a typo is
 //! answered with the name it meant); `/emote stop` ends it and every
@@ -45,7 +45,7 @@ struct Drawn {
     positions: Vec<(u64, Vec3)>,
     /// The linear part, `R_left · S · R_right`.
     linear: Vec<(u64, Mat3)>,
-    translation_y: Vec<(u64, f32)>,
+    translation: Vec<(u64, Vec3)>,
     kept: Option<(Quat, Vec3, Quat)>,
 }
 
@@ -198,8 +198,10 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
                     entry.linear.push((t, linear));
                 }
                 entry.kept = Some((left, scale, right));
-                if let Some([_, y, _]) = m.vec3("translation") {
-                    entry.translation_y.push((t, y as f32));
+                if let Some([x, y, z]) = m.vec3("translation") {
+                    entry
+                        .translation
+                        .push((t, Vec3::new(x as f32, y as f32, z as f32)));
                 }
             }
             _ => {}
@@ -226,20 +228,24 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
         assert!(*gone >= stopped, "display {id} went before /emote stop");
     }
 
-    // The displays follow: for every walker position (five a second), the
-    // rig the watcher draws 100 ms later (a server tick and the network) is
-    // within 0.5 block of it. The displays sit at the walker's feet.
+    // The body follows: for every walker position (five a second), where
+    // the watcher draws the right leg 100 ms later (a server tick and the
+    // network) is within 0.5 block of it. The way is carried in the
+    // transformation: the display itself never moves in 6 blocks.
     let legs = *rig.iter().min().expect("a display");
     let leg = &drawn[&legs];
+    assert_eq!(leg.positions.len(), 1, "the leg display moved");
     let followed: Vec<_> = path
         .iter()
         .filter(|(t, _)| *t >= walk_start && *t <= walk_end + 1_000)
         .collect();
     assert!(followed.len() >= 8, "{followed:?}");
     for (t, walker_at) in followed {
-        let seen = Drawn::at(&leg.positions, t + 100).expect("spawned by then");
+        let place = Drawn::at(&leg.positions, t + 100).expect("spawned by then");
+        let carried = Drawn::at(&leg.translation, t + 100).expect("a pose by then");
+        let seen = place + carried;
         let off = Vec3::new(seen.x - walker_at.x, 0.0, seen.z - walker_at.z).length();
-        assert!(off < 0.5, "at {t}: the rig is {off} blocks from the walker");
+        assert!(off < 0.5, "at {t}: the leg is {off} blocks from the walker");
     }
 
     // The right leg (the first display of the body) swings while walking
@@ -267,7 +273,7 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
     let top = |at: u64| -> f32 {
         drawn
             .values()
-            .filter_map(|d| Drawn::at(&d.translation_y, at))
+            .filter_map(|d| Drawn::at(&d.translation, at).map(|t| t.y))
             .fold(f32::MIN, f32::max)
     };
     let upright = top(sneak_on);

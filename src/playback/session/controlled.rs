@@ -9,7 +9,33 @@ use super::PlaybackState;
 use crate::anim::SampleError;
 use crate::playback::controlled::Motion;
 
+/// How far a walking body may get from its displays' place before they
+/// are moved to it, blocks (horizontally; vertically half of it).
+pub const REANCHOR_BLOCKS: f32 = 8.0;
+
 impl PlaybackState {
+    /// A controller playback's body is at `feet` now: it is drawn there by
+    /// carrying the way from the root in every node's transformation
+    /// ([`PlaybackState::walk_offset`]). Past [`REANCHOR_BLOCKS`] the root
+    /// itself moves to `feet` (returns true: move the displays there), and
+    /// this tick's updates snap. Nothing for other emotes.
+    pub fn follow_to(&mut self, feet: glam::DVec3) -> bool {
+        if self.controller.is_none() {
+            return false;
+        }
+        let offset = (feet - self.root).as_vec3();
+        let far = glam::Vec2::new(offset.x, offset.z).length() > REANCHOR_BLOCKS
+            || offset.y.abs() > REANCHOR_BLOCKS / 2.0;
+        if far {
+            self.root = feet;
+            self.walk_offset = glam::Vec3::ZERO;
+            self.reanchored = true;
+        } else {
+            self.walk_offset = offset;
+        }
+        far
+    }
+
     /// Feeds the player's motion to a controller playback (nothing for
     /// other emotes).
     pub fn observe_motion(&mut self, motion: &Motion) {

@@ -87,7 +87,9 @@ impl PlaybackState {
                     .and_then(|i| current.pose.nodes.get(i))
                     .map_or(Vec3::ZERO, |p| Vec3::from(p.matrix.translation)),
             };
-            let origin = self.root + (rotation * (base + event.origin.offset)).as_dvec3();
+            let origin = self.root
+                + self.walk_offset.as_dvec3()
+                + (rotation * (base + event.origin.offset)).as_dvec3();
             for command in &event.commands {
                 due.push(DueCommand {
                     source: source.clone(),

@@ -196,6 +196,14 @@ pub struct PlaybackState {
     /// A controller's machines and clips, when the emote is a controller:
     /// it poses the body clip's nodes every tick ([`controlled`]).
     pub controller: Option<Box<ControlledBody>>,
+    /// Where a walking body is from the root (its displays' place), in
+    /// world blocks: carried in every node's transformation
+    /// ([`PlaybackState::follow_to`]).
+    pub walk_offset: glam::Vec3,
+    /// The root moved to the body this tick: every display is sent its
+    /// pose with no interpolation (its place and its transformation change
+    /// together).
+    pub reanchored: bool,
 }
 
 impl PlaybackState {

@@ -221,6 +221,7 @@ impl PlaybackState {
             self.refresh_pose();
         }
         self.per_tick_updates(yaw, scene_yaw, None, now, out);
+        self.reanchored = false;
     }
 
     /// The per-tick policy, for every node (or only those `skip` leaves out).
@@ -239,9 +240,14 @@ impl PlaybackState {
             if skip.is_some_and(|s| s.get(union).copied().unwrap_or(false)) {
                 continue;
             }
-            // `scene` nodes stay as the scene started; the rest turn with the root.
+            // `scene` nodes stay as the scene started; the rest turn with
+            // the root, and a walking body's are carried to where it is.
             let scene = self.scene_nodes.get(union).copied().unwrap_or(false);
-            let root = Mat4::from_quat(if scene { scene_yaw } else { yaw });
+            let root = if scene {
+                Mat4::from_quat(scene_yaw)
+            } else {
+                Mat4::from_rotation_translation(yaw, self.walk_offset)
+            };
             let transform = match self.frame.get(union).copied().flatten() {
                 Some(matrix) => DisplayTransform::from_matrix(&(root * matrix)),
                 // Hidden: drawn at scale 0 where it last was.
@@ -250,6 +256,17 @@ impl PlaybackState {
                     ..self.last_sent[union].unwrap_or(DisplayTransform::IDENTITY)
                 },
             };
+            if self.reanchored {
+                self.live_previous[union] = None;
+                self.last_sent[union] = Some(transform);
+                self.in_flight[union] = None;
+                out.push(NodeUpdate {
+                    union,
+                    transform,
+                    duration_ticks: 0,
+                });
+                continue;
+            }
             if transform.scale != Vec3::ZERO && self.is_solved(union) {
                 out.extend(self.solved_update(union, transform, now));
                 continue;

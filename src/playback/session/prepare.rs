@@ -290,6 +290,8 @@ pub fn prepare(
             live_tolerance: Default::default(),
             live_previous: vec![None; union_len],
             controller,
+            walk_offset: glam::Vec3::ZERO,
+            reanchored: false,
         },
         two_player,
     })

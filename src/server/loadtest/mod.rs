@@ -37,6 +37,9 @@
 //!   steering it with its look (`steering`); without it there is none.
 //! - `--looks` has every playing client look around (`steering`), so the
 //!   heads of emotes with a look-at follow their mouse.
+//! - `--walk` has every playing client walk round a small circle at
+//!   walking speed while it plays (`steering`): with a controller
+//!   (`--emote example:walk_wave`) the bodies walk with them.
 //!
 //! Keep-alives are disabled (no client would answer them), and the wall
 //! clock `server_sync` emotes follow is the tick counter (ticks run back to
@@ -306,7 +309,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     });
 
     let players: Vec<Entity> = entities.iter().take(options.playbacks).copied().collect();
-    if options.cameras || options.looks {
+    if options.cameras || options.looks || options.walk {
         steering::confirm_positions(&mut app, &players);
     }
     // Start the playbacks over the warm-up, shuffled with the seed.
@@ -371,8 +374,15 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         ),
         None => None,
     };
+    let walkers: Vec<(Entity, DVec3)> = players
+        .iter()
+        .filter_map(|p| Some((*p, steering::walk_start(app.world.get::<Position>(*p)?.0))))
+        .collect();
     let mut tick_ms = Vec::with_capacity(options.ticks as usize);
     for tick in 0..options.ticks {
+        if options.walk {
+            steering::walk(&mut app, &walkers, tick);
+        }
         if options.cameras {
             steering::steer(&mut app, &players, tick);
         } else if options.looks {

@@ -80,6 +80,13 @@ pub struct LoadtestOptions {
     /// solvers at work). Without the camera, unless `--cameras` too.
     #[arg(long)]
     pub looks: bool,
+    /// Every playing client walks while it plays: round a circle of 3
+    /// blocks at walking speed (4.3 blocks a second), facing where it
+    /// goes, its moves going through valence's own movement handling (a
+    /// controller's body follows and blends by speed; other emotes are
+    /// stopped by their movement stop conditions).
+    #[arg(long)]
+    pub walk: bool,
 }
 
 impl Default for LoadtestOptions {
@@ -104,6 +111,7 @@ impl Default for LoadtestOptions {
             modded_fraction: 0.0,
             cameras: false,
             looks: false,
+            walk: false,
         }
     }
 }

@@ -1,5 +1,5 @@
-//! `--cameras` and `--looks`: the playing clients move their mouse as
-//! players do. With `--cameras` each steers its emote camera, sending
+//! `--cameras`, `--looks` and `--walk`: the playing clients move their
+//! mouse, or walk, as players do. With `--cameras` each steers its emote camera, sending
 //! every tick the look packet a vanilla client sends while seated, turning
 //! a quarter turn a second; with `--looks` each looks around. The packets
 //! go into valence's own event stream, so its movement handling takes
@@ -11,7 +11,7 @@ use std::time::Instant;
 use valence::event_loop::PacketEvent;
 use valence::prelude::*;
 use valence::protocol::bytes::Bytes;
-use valence::protocol::packets::play::{LookAndOnGroundC2s, TeleportConfirmC2s};
+use valence::protocol::packets::play::{FullC2s, LookAndOnGroundC2s, TeleportConfirmC2s};
 use valence::protocol::{Encode, Packet, VarInt};
 use valence::teleport::TeleportState;
 
@@ -78,6 +78,48 @@ pub(super) fn look_around(app: &mut App, clients: &[Entity], tick: u32) {
     };
     for client in clients {
         if let Some(event) = packet_event(*client, &look) {
+            app.world.send_event(event);
+        }
+    }
+}
+
+/// `--walk`'s circle: its radius, blocks.
+pub(super) const WALK_RADIUS_BLOCKS: f64 = 3.0;
+/// `--walk`'s speed, blocks a second (a vanilla walk).
+pub(super) const WALK_BLOCKS_PER_SECOND: f64 = 4.3;
+
+/// Where `--walk` starts a client standing at `feet`: its circle lies
+/// inside the chunk it stands in (centred in it), so the measure is the
+/// walking emote's and not the streaming of chunks a walk into another
+/// chunk costs every client.
+pub(super) fn walk_start(feet: DVec3) -> DVec3 {
+    let chunk = |v: f64| (v / 16.0).floor() * 16.0 + 8.0;
+    DVec3::new(
+        chunk(feet.x) + 0.5,
+        feet.y,
+        chunk(feet.z) + 0.5 + WALK_RADIUS_BLOCKS,
+    )
+}
+
+/// `--walk`: each of `clients` (starting at the point given with it,
+/// [`walk_start`]) is where a player walking round its circle is at measured tick
+/// `tick`, facing where it goes.
+pub(super) fn walk(app: &mut App, clients: &[(Entity, DVec3)], tick: u32) {
+    let radians_per_tick = WALK_BLOCKS_PER_SECOND / 20.0 / WALK_RADIUS_BLOCKS;
+    let angle = f64::from(tick) * radians_per_tick;
+    // Round the circle counter-clockwise seen from above; the heading is
+    // its tangent (Minecraft yaw: 0 faces +Z, 90 faces −X).
+    let offset = DVec3::new(angle.sin(), 0.0, angle.cos() - 1.0) * WALK_RADIUS_BLOCKS;
+    let heading = DVec3::new(angle.cos(), 0.0, -angle.sin());
+    let yaw = (-heading.x).atan2(heading.z).to_degrees() as f32;
+    for (client, center) in clients {
+        let step = FullC2s {
+            position: *center + offset,
+            yaw,
+            pitch: 0.0,
+            on_ground: true,
+        };
+        if let Some(event) = packet_event(*client, &step) {
             app.world.send_event(event);
         }
     }

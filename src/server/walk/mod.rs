@@ -15,19 +15,31 @@
 //!   moving up (vanilla's jump test, as the stop conditions use);
 //!   `look_yaw` (wrapped to ±180°) and `look_pitch` against the body;
 //!   `in_water` when the block at the feet is water.
-//! - [`follow_walkers`] (after they step) moves the playback's root to the
-//!   player's feet, and every display of the rig with it, on each tick the
-//!   player moved. The pose stays in the transformation, relative to the
-//!   root, so the body walks where the player walks and turns with the
-//!   root's yaw (the deadzone's).
+//! - The **place**: the body is drawn where the player is by carrying the
+//!   way from the displays' place (the playback's root) in every node's
+//!   transformation ([`PlaybackState::follow_to`](crate::playback::session::PlaybackState::follow_to)),
+//!   so it moves as smoothly as the pose, over the same one-tick
+//!   interpolation; once the player is [`REANCHOR_BLOCKS`] away the
+//!   displays are moved to the player ([`follow_walkers`]) and that tick's
+//!   transformations snap with them.
 //!
 //! # The choice of how the rig moves
-//! 1.20.1 has no `teleport_duration` for displays: a display moved by the
-//! server is drawn at its new place at once, so a walking rig is drawn
-//! 20 times a second, in steps of 0.2 block at a walk. The other ways
-//! (displays riding an entity the client moves smoothly; the move carried
-//! in every node's transformation) are measured against this one in the
-//! README's Performance table.
+//! 1.20.1 has no `teleport_duration` for displays: a display the server
+//! moves is drawn at its new place at once. Three ways were measured with
+//! `emoted loadtest --emote example:walk_wave --walk` (100 walkers, 100
+//! viewers; README, Performance):
+//!
+//! - moving every display every tick: the body is drawn in steps of 0.2
+//!   block at a walk (20 a second, while the pose in between is
+//!   interpolated), and each display's move costs every viewer a packet;
+//! - displays riding one entity the client moves smoothly (an armour
+//!   stand, 3 ticks of lerp): smooth, one packet per body, but the body
+//!   lags the player by those 3 ticks, and the passengers must be sent
+//!   again to every viewer that sees them anew;
+//! - the offset carried in the transformation (this one): smooth, no
+//!   packet at all beyond the pose's, which a walking body sends every
+//!   tick anyway; a body far from its displays' place is moved back to it
+//!   every 8 blocks (a snap of one tick).
 
 use valence::entity::entity::Flags;
 use valence::entity::OnGround;
@@ -35,6 +47,7 @@ use valence::movement::MovementEvent;
 use valence::prelude::*;
 
 use crate::playback::controlled::Motion;
+pub use crate::playback::session::controlled::REANCHOR_BLOCKS;
 use crate::server::emote::ActiveEmote;
 use crate::server::events::{EmoteDisplay, EmotePlaybackSet, SetParameterRequest};
 
@@ -142,6 +155,7 @@ fn observe_walkers(
             ..motion_between(before, feet.0, body_yaw)
         };
         playback.state.observe_motion(&motion);
+        playback.state.follow_to(feet.0);
         match stride {
             Some(mut stride) => stride.feet = feet.0,
             None => {
@@ -190,21 +204,23 @@ fn apply_parameter_requests(
     }
 }
 
-/// Moves the root of every controller playback, and its displays, to the
-/// player's feet.
+/// Moves the displays of every controller playback whose root moved to
+/// the player (every [`REANCHOR_BLOCKS`]) to that root; the tick's
+/// updates snap with them.
 fn follow_walkers(
-    mut walkers: Query<(&mut ActiveEmote, &Position), (With<Client>, Without<EmoteDisplay>)>,
+    walkers: Query<&ActiveEmote, With<Client>>,
     mut displays: Query<&mut Position, (With<EmoteDisplay>, Without<Client>)>,
 ) {
-    for (mut playback, feet) in &mut walkers {
-        if playback.state.controller.is_none() || playback.state.root == feet.0 {
+    for playback in &walkers {
+        if playback.state.controller.is_none() {
             continue;
         }
-        playback.state.root = feet.0;
-        let entities: Vec<Entity> = playback.display_entities().collect();
-        for entity in entities {
+        let root = playback.state.root;
+        for entity in playback.display_entities() {
             if let Ok(mut position) = displays.get_mut(entity) {
-                position.0 = feet.0;
+                if position.0 != root {
+                    position.0 = root;
+                }
             }
         }
     }
