@@ -8,6 +8,7 @@ use valence::prelude::ItemStack;
 use super::camera::{read_document_camera, CameraSetting};
 use super::event::{read_events, Events, NodeRef};
 use super::ident::EmoteId;
+use super::nbt_track::read_nbt_track;
 use super::node::{
     read_node, record_snbt, Attachment, ItemContent, Node, NodeKind, Participant, RawNode, Space,
 };
@@ -549,7 +550,13 @@ fn read_tracks(
             }
             tracks.visible = read_visibility_track(v, &p, problems, duration);
         }
-        ch.finish(problems, &["position", "rotation", "scale", "visible"]);
+        if let Some((v, p)) = ch.opt("nbt") {
+            tracks.nbt = read_nbt_track(v, &p, problems, duration, node);
+        }
+        ch.finish(
+            problems,
+            &["position", "rotation", "scale", "visible", "nbt"],
+        );
         out.insert(node_id.clone(), tracks);
     }
     out

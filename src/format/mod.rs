@@ -26,6 +26,9 @@ mod controller_tests;
 pub mod display_fields;
 pub mod event;
 pub mod ident;
+pub mod nbt_track;
+#[cfg(test)]
+mod nbt_track_tests;
 pub mod node;
 pub mod problem;
 mod read;

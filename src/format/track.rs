@@ -1,9 +1,11 @@
 //! Timeline tracks: vector keyframes (position, rotation, scale) and
-//! visibility keyframes, with their ordering rules.
+//! visibility keyframes, with their ordering rules (NBT keyframes, which
+//! follow the same rules, are read in [`super::nbt_track`]).
 
 use serde_json::Value;
 use valence::math::Vec3;
 
+use super::nbt_track::NbtKey;
 use super::problem::{index, JsonPointer, Problems};
 use super::read::{self, Obj};
 use super::time::Ticks;
@@ -184,6 +186,8 @@ pub struct NodeTracks {
     pub scale: Option<Vec<VectorKey>>,
     /// Visibility keys.
     pub visible: Option<Vec<VisibilityKey>>,
+    /// NBT keys ([`super::nbt_track`]).
+    pub nbt: Option<Vec<NbtKey>>,
 }
 
 /// Reads a Molang string, checking the length limit.
@@ -316,22 +320,22 @@ fn keys_array<'a>(
 
 /// A keyframe object handed to a track's key reader, its `time` already
 /// read and checked against the key before it.
-struct KeyObject<'k> {
+pub(super) struct KeyObject<'k> {
     /// The keyframe's fields (`time` already taken).
-    obj: Obj<'k>,
+    pub(super) obj: Obj<'k>,
     /// Where the keyframe is.
-    pointer: &'k dyn JsonPointer,
+    pub(super) pointer: &'k dyn JsonPointer,
     /// True for the track's final keyframe.
-    is_last: bool,
+    pub(super) is_last: bool,
     /// The keyframe's time, or `None` when it was missing or broke a rule.
-    time_ticks: Option<u32>,
+    pub(super) time_ticks: Option<u32>,
 }
 
 /// Reads each keyframe of the `channel` track: opens it as an object, reads
 /// its `time` and checks it (see [`check_time`]), then hands it to
 /// `read_key`, which reads the rest and returns the key, or `None` after
 /// recording a problem. `None` when any keyframe failed.
-fn read_keys<K>(
+pub(super) fn read_keys<K>(
     value: &Value,
     pointer: &dyn JsonPointer,
     problems: &mut Problems,
