@@ -32,6 +32,7 @@ mod bone_view;
 mod displays;
 pub mod duo;
 mod duo_state;
+mod nbt;
 mod send;
 mod start;
 mod stop;
