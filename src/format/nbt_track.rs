@@ -25,8 +25,8 @@
 //!   declare, and every option of the `0t` key declares the same top-level
 //!   fields: so the `0t` key alone decides which fields the track owns, and
 //!   a new cycle resets all of them.
-//! - Runtime-owned fields are refused ([`NBT_TRACK_OWNED_KEYS`]): identity,
-//!   position, transformation, interpolation and passengers.
+//! - Runtime-owned fields are refused ([`nbt_track_owned_keys`]):
+//!   identity, position, transformation, interpolation and passengers.
 //! - Not on anchors (they have no entity).
 //! - The content fields belong to their display kind (`item` and
 //!   `item_display` to item displays, `block_state` to block displays,
@@ -66,23 +66,20 @@ use super::read::{self, Obj};
 use super::snbt::{self, DisplayKind, SnbtResult};
 use super::track::{molang_string, read_keys};
 
-/// Display-entity fields an NBT track may not set: identity (`id`,
-/// `UUID`), position (`Pos`, `Rotation`, `Motion`), the transformation,
-/// interpolation (`interpolation_duration`, `start_interpolation`,
-/// 1.20.2's `teleport_duration`) and `Passengers`. Unlike `entity_nbt`, the
-/// display content is allowed.
-pub const NBT_TRACK_OWNED_KEYS: &[&str] = &[
-    "id",
-    "UUID",
-    "Pos",
-    "Rotation",
-    "Motion",
-    "transformation",
-    "interpolation_duration",
-    "start_interpolation",
-    "teleport_duration",
-    "Passengers",
-];
+/// The display content `entity_nbt` may not set (nodes have their own
+/// fields for it) and an NBT track may change: of
+/// [`snbt::RUNTIME_OWNED_KEYS`], the only ones a track may set.
+pub const CONTENT_KEYS: &[&str] = &["item", "item_display", "block_state", "text"];
+
+/// The display-entity fields an NBT track may not set: identity, position,
+/// the transformation, interpolation and `Passengers`, that is
+/// [`snbt::RUNTIME_OWNED_KEYS`] but the [`CONTENT_KEYS`].
+pub fn nbt_track_owned_keys() -> impl Iterator<Item = &'static str> {
+    snbt::RUNTIME_OWNED_KEYS
+        .iter()
+        .copied()
+        .filter(|key| !CONTENT_KEYS.contains(key))
+}
 
 /// One compound an NBT key may apply, checked and decoded.
 #[derive(Clone, Debug, PartialEq)]
@@ -443,11 +440,12 @@ fn read_patch(text: &str, target: Option<Target>, node: Option<&Node>) -> SnbtRe
     };
     for (key, value) in compound.iter() {
         match key.as_str() {
-            owned if NBT_TRACK_OWNED_KEYS.contains(&owned) => {
+            owned if nbt_track_owned_keys().any(|k| k == owned) => {
+                let all: Vec<&str> = nbt_track_owned_keys().collect();
                 return Err(format!(
                     "an nbt track may not set `{owned}`: playback owns identity, position, \
                      transformation, interpolation and passengers ({})",
-                    NBT_TRACK_OWNED_KEYS.join(", ")
+                    all.join(", ")
                 ));
             }
             "item" => {

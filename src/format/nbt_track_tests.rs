@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use valence::ItemKind;
 
 use super::display_fields::{Billboard, DisplayFields};
-use super::nbt_track::{NbtKey, NbtState, NbtValue};
+use super::nbt_track::{nbt_track_owned_keys, NbtKey, NbtState, NbtValue, CONTENT_KEYS};
 use super::node::ItemDisplayContext;
 use super::{parse_emote_value, AnimationFile, EmoteFile, Problem};
 
@@ -291,6 +291,41 @@ fn validate_rejects_every_broken_rule_at_its_pointer() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_runtime_owned_key_but_the_content_is_refused() {
+    let owned: Vec<&str> = nbt_track_owned_keys().collect();
+    assert_eq!(
+        owned.len(),
+        super::snbt::RUNTIME_OWNED_KEYS.len() - CONTENT_KEYS.len()
+    );
+    for key in owned {
+        let mut v = base();
+        key_value(&mut v, &format!("{{{key}:1b}}"));
+        let problems = read(&v).expect_err(key);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.pointer == format!("{HAND}/1/value")
+                    && p.message.contains(&format!("may not set `{key}`"))),
+            "{key}: {problems:?}"
+        );
+    }
+    for key in CONTENT_KEYS {
+        let mut v = base();
+        key_value(&mut v, &format!("{{{key}:1b}}"));
+        let problems = read(&v).expect_err(key);
+        assert!(
+            problems.iter().all(|p| !p.message.contains("may not set")),
+            "{key}: {problems:?}"
+        );
+    }
+}
+
+/// Sets key 1's value of the hand's track to `snbt`.
+fn key_value(v: &mut Value, snbt: &str) {
+    key(v, 1, Value::from(snbt));
 }
 
 fn hand_keys(file: &AnimationFile) -> &[NbtKey] {
