@@ -26,6 +26,7 @@ mod controller_tests;
 pub mod display_fields;
 pub mod event;
 pub mod ident;
+mod keyframes;
 pub mod nbt_track;
 #[cfg(test)]
 mod nbt_track_tests;

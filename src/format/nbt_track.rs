@@ -60,11 +60,11 @@ use valence::nbt::{Compound, Value as Nbt};
 use valence::{BlockState, ItemStack, Text};
 
 use super::display_fields::DisplayFields;
+use super::keyframes::{molang_string, read_keys};
 use super::node::{record_snbt, ItemContent, ItemDisplayContext, Node, NodeKind};
 use super::problem::{field, index, JsonPointer, Problems};
 use super::read::{self, Obj};
 use super::snbt::{self, DisplayKind, SnbtResult};
-use super::track::{molang_string, read_keys};
 
 /// The display content `entity_nbt` may not set (nodes have their own
 /// fields for it) and an NBT track may change: of
