@@ -232,7 +232,6 @@ pub(super) fn advance_emotes(
                 .state
                 .pose_updates(yaw, server.current_tick(), updates);
             write_updates(playback, updates, &mut displays);
-            super::nbt::write_nbt_changes(&mut commands, playback);
         }
         if let Some(reason) = end {
             // What the players are told: the feedback plugin; a failure's

@@ -82,6 +82,7 @@ impl Plugin for EmotePlaybackPlugin {
                     stop_requested_emotes,
                     observe_players,
                     advance_emotes,
+                    nbt::write_nbt_changes,
                     follow_held_items,
                     add_pack_twins,
                     dress_skins,

@@ -1,6 +1,7 @@
 //! Writing what a playback's NBT tracks changed
-//! ([`crate::playback::session::nbt`]) to its display entities, right
-//! after the tick's pose: only the fields that changed are written, so a
+//! ([`crate::playback::session::nbt`]) to its display entities, on the
+//! tick the playback advanced (the system runs right after
+//! `advance_emotes`): only the fields that changed are written, so a
 //! key sends the metadata it changes and nothing else (and a display made
 //! to glow by a command keeps glowing until a key changes `Glowing`).
 //!
@@ -24,9 +25,18 @@ use crate::format::nbt_track::NbtState;
 use crate::format::node::{ItemContent, NodeKind};
 use crate::pack::ids::TWIN_MAX_VIEW_RANGE;
 
-/// Writes the playback's NBT changes of this tick to its displays (and
-/// their twins).
-pub(super) fn write_nbt_changes(commands: &mut Commands, playback: &mut ActiveEmote) {
+/// Writes every playback's NBT changes of this tick to its displays (and
+/// their twins). A playback that ended this tick has no displays left.
+pub(super) fn write_nbt_changes(mut commands: Commands, mut playbacks: Query<&mut ActiveEmote>) {
+    for mut playback in &mut playbacks {
+        if playback.state.nbt.has_changes() {
+            write_changes_of(&mut commands, &mut playback);
+        }
+    }
+}
+
+/// Writes one playback's changes.
+fn write_changes_of(commands: &mut Commands, playback: &mut ActiveEmote) {
     let ActiveEmote {
         state,
         displays,
