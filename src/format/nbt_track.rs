@@ -12,8 +12,9 @@
 //! decoded (`item`, `item_display`, `block_state`, `text`).
 //!
 //! While a cycle plays, each key is applied once, at its tick: a selector
-//! picks its option then (the runtime side is [`crate::anim::nbt`] and
-//! [`crate::playback::nbt`]), and the chosen patch is **merged** into the
+//! picks its option then (the runtime side is [`crate::anim::nbt`],
+//! [`crate::library::nbt`] and [`crate::playback::session::nbt`]), and
+//! the chosen patch is **merged** into the
 //! node's [`NbtState`], the state the earlier keys of the cycle built on
 //! the node's own `entity_nbt` and content. A new cycle (a loop, a
 //! Sequence segment) starts again from the node's own state.

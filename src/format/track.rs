@@ -1,6 +1,6 @@
 //! Timeline tracks: vector keyframes (position, rotation, scale) and
 //! visibility keyframes (the ordering rules every track shares are in
-//! [`super::keyframes`]; NBT keyframes are read in [`super::nbt_track`]).
+//! `format::keyframes`; NBT keyframes are read in [`super::nbt_track`]).
 
 use serde_json::Value;
 use valence::math::Vec3;

@@ -4,7 +4,7 @@
 //! Every union node with a display has an [`NbtState`]: its own fields and
 //! content, as the union's first Animation declares them (what its entity
 //! was spawned with), with the keys of the current cycle merged in. Each
-//! tick on the timeline, after the pose, [`PlaybackState::apply_nbt`]:
+//! tick on the timeline, after the pose, `PlaybackState::apply_nbt`:
 //! - at the start of a cycle (each loop, each Sequence segment) puts every
 //!   display back to its own state, so the keys of a track start again
 //!   from the node's own, and a node the playing Animation has no track
