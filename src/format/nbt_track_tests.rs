@@ -440,3 +440,21 @@ fn merge_replaces_each_declared_field_and_keeps_the_rest() {
     assert_eq!(state.block_state, None);
     assert_eq!(state.text, None);
 }
+
+proptest::proptest! {
+    /// Whatever a key holds, the reader (and the compiler after it)
+    /// accepts it or names a problem; it never panics.
+    #[test]
+    fn any_value_is_read_or_refused_without_panicking(
+        snbt in "\\{[a-zA-Z_:'\"0-9,\\[\\]{}. ]{0,40}\\}",
+        select in "[a-z_.()+ 0-9]{0,16}",
+        at_key in 0usize..3,
+    ) {
+        let mut v = base();
+        key(&mut v, at_key, json!(snbt.clone()));
+        set(&mut v, &format!("{HAND}/0/value"), json!({"select": select, "options": [snbt, "{}"]}));
+        if let Ok(file) = read(&v) {
+            let _ = crate::library::CompiledAnimation::compile(&file);
+        }
+    }
+}
