@@ -4,7 +4,8 @@
 //! (`math.mod(q.loop_count, 3)`: a poppy, a dandelion, a blue orchid, one a
 //! cycle), glows from `10t` and turns into a diamond at `15t`. The player
 //! receives the item display's metadata changes in that order, each at its
-//! key's tick.
+//! key's tick; a player who arrives while it plays is sent the flower as
+//! the keys left it.
 //!
 //! Ticks are counted in the stream itself, never on a wall clock: the
 //! fixture's `clock` block display is shown on odd ticks and hidden on
@@ -75,17 +76,34 @@ fn flower_changes(run: &BotRun) -> Vec<Seen> {
 #[test]
 fn an_nbt_track_picks_the_item_by_molang_and_changes_it_at_its_keys() {
     let mut server = Server::start_with(&["tests/fixtures/nbt_tracks"]);
-    let run = server
+    let alice = server
         .bot("alice")
         .wait_spawn()
         .wait_ms(300)
         .chat(&format!("/emote play {FLOWERS}"))
-        .wait_ms(4000)
+        .wait_ms(5000)
         .chat("/emote stop")
         .wait_ms(400)
         .disconnect()
+        .spawn();
+    // Bob arrives while it plays: he is sent the flower as the keys left it.
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    let bob = server
+        .bot("bob")
+        .wait_spawn()
+        .wait_ms(2000)
+        .disconnect()
         .run();
+    let run = alice.wait();
     run.assert_ok();
+    bob.assert_ok();
+    let late = flower_changes(&bob);
+    let first = late.first().and_then(|s| s.item.as_deref());
+    assert!(
+        first.is_some_and(|item| item != "minecraft:stick"),
+        "a late viewer gets the keyed item at once: {late:?}\n{}",
+        bob.describe()
+    );
     let changes = flower_changes(&run);
     let describe = || format!("{changes:#?}\n{}", run.describe());
 
@@ -104,7 +122,7 @@ fn an_nbt_track_picks_the_item_by_molang_and_changes_it_at_its_keys() {
     assert_eq!(items, expected, "{}", describe());
     assert!(
         items.len() >= 6,
-        "three cycles at least (4 s): {}",
+        "three cycles at least (5 s, 100 ticks at 20 tps): {}",
         describe()
     );
 
