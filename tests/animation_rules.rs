@@ -309,7 +309,7 @@ fn invalid_cases() -> Vec<Case> {
             name: "type unknown",
             patch: |v| set(v, "/type", json!("emote")),
             pointer: "/type",
-            message: "must be \"animation\" or \"sequence\"",
+            message: "must be \"animation\", \"sequence\" or \"controller\"",
         },
         Case {
             name: "schema_version missing",
@@ -1776,9 +1776,9 @@ fn invalid_cases() -> Vec<Case> {
         },
         Case {
             name: "unknown channel",
-            patch: |v| set(v, "/timeline/tracks/hand/nbt", json!([])),
-            pointer: "/timeline/tracks/hand/nbt",
-            message: "unknown field `nbt`",
+            patch: |v| set(v, "/timeline/tracks/hand/opacity", json!([])),
+            pointer: "/timeline/tracks/hand/opacity",
+            message: "unknown field `opacity`",
         },
         Case {
             name: "track not an array",

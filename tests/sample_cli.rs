@@ -174,6 +174,47 @@ fn every_bundled_animation_samples() {
     }
 }
 
+/// `tests/fixtures/nbt_tracks/flowers.json`: the flower's keys merged so
+/// far (a poppy picked at 0t in the first cycle, its glow at 10t, the
+/// diamond at 15t, held past the end); the nodes without an `nbt` track,
+/// and every bundled emote (above), have no `nbt` field.
+#[test]
+fn nbt_keys_merge_into_the_sampled_compound() {
+    let lines = sample(
+        "tests/fixtures/nbt_tracks/flowers.json",
+        &[0, 9, 10, 15, 30],
+    );
+    let nbt: Vec<&str> = lines
+        .iter()
+        .map(|l| {
+            l["nodes"]["flower"]["nbt"]
+                .as_str()
+                .expect("the flower's nbt")
+        })
+        .collect();
+    let poppy = r#"item:{count:1,id:"minecraft:poppy"}"#;
+    let diamond = r#"item:{count:1,id:"minecraft:diamond"}"#;
+    assert_eq!(
+        nbt,
+        [
+            format!("{{Glowing:0b,{poppy}}}"),
+            format!("{{Glowing:0b,{poppy}}}"),
+            format!("{{Glowing:1b,{poppy}}}"),
+            format!("{{Glowing:1b,{diamond}}}"),
+            format!("{{Glowing:1b,{diamond}}}"),
+        ]
+    );
+    for line in &lines {
+        for id in ["body", "clock"] {
+            assert!(line["nodes"][id].get("nbt").is_none(), "{id}: {line}");
+        }
+    }
+    for line in sample("emotes/wave.json", &[0, 6]) {
+        let nodes = line["nodes"].as_object().expect("nodes");
+        assert!(nodes.values().all(|n| n.get("nbt").is_none()), "{line}");
+    }
+}
+
 #[test]
 fn sequences_and_broken_files_are_refused() {
     let out = Command::new(env!("CARGO_BIN_EXE_emoted"))

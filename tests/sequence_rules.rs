@@ -212,7 +212,7 @@ fn linear_cases() -> Vec<Case> {
             name: "type unknown",
             patch: |v| set(v, "/type", json!("playlist")),
             pointer: "/type",
-            message: "must be \"animation\" or \"sequence\"",
+            message: "must be \"animation\", \"sequence\" or \"controller\"",
         },
         Case {
             name: "schema_version missing",

@@ -14,6 +14,7 @@ pub mod decompose;
 mod easing;
 pub mod euler;
 pub mod layers;
+pub mod nbt;
 pub mod pose;
 pub mod rig;
 pub mod solve;

@@ -4,6 +4,7 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
+use super::nbt::BadSelection;
 use super::rig::Rig;
 use super::track::{ExprEvaluator, NonFiniteVisibility};
 
@@ -51,6 +52,16 @@ pub enum SampleError {
         node: String,
         /// What the expression gave.
         source: NonFiniteVisibility,
+    },
+    /// An nbt key's selector named no option (see [`BadSelection`]).
+    #[error("node `{node}`, nbt key at {time_ticks}t: {source}")]
+    BadNbtSelection {
+        /// The node id.
+        node: String,
+        /// The key's time.
+        time_ticks: u32,
+        /// What the selector gave.
+        source: BadSelection,
     },
     /// Molang used up the operations one tick may use (the budget
     /// `molang.tick` and every track expression share; loops are what

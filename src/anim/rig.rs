@@ -5,9 +5,11 @@
 use glam::{Affine3A, Quat, Vec3};
 
 use super::euler::quat_from_euler_degrees;
+use super::nbt::{NbtChoice, NbtTrack};
 use super::track::{
     CompiledKey, ExprId, Scalar, VectorChannel, VectorTrack, Visibility, VisibilityTrack,
 };
+use crate::format::nbt_track::NbtValue;
 use crate::format::node::Attachment;
 use crate::format::problem::join_pointer;
 use crate::format::track::{Component, KeyValue, VectorKey, VisibilityValue};
@@ -50,6 +52,8 @@ pub struct RigNode {
     pub scale: Option<VectorTrack>,
     /// Visibility keys.
     pub visible: Option<VisibilityTrack>,
+    /// NBT keys (applied as events, not sampled: [`super::nbt`]).
+    pub nbt: Option<NbtTrack>,
 }
 
 /// A compiled Animation's node hierarchy and tracks.
@@ -120,6 +124,27 @@ impl Rig {
                     .collect();
                 VisibilityTrack::new(&compiled)
             });
+            let nbt = tracks.and_then(|t| t.nbt.as_ref()).map(|keys| {
+                let compiled: Vec<(u32, NbtChoice)> =
+                    keys.iter()
+                        .enumerate()
+                        .map(|(k, key)| {
+                            let choice = match &key.value {
+                                NbtValue::Fixed(_) => NbtChoice::Fixed,
+                                NbtValue::Select { select, options } => {
+                                    let pointer = format!("{base}/nbt/{k}/value/select");
+                                    compile_or_record(compiler, select, &pointer, &mut errors)
+                                        .map_or(NbtChoice::Fixed, |expr| NbtChoice::Select {
+                                            expr,
+                                            option_count: options.len() as u32,
+                                        })
+                                }
+                            };
+                            (key.time_ticks, choice)
+                        })
+                        .collect();
+                NbtTrack::new(&compiled)
+            });
             let display = node.kind.display();
             nodes.push(RigNode {
                 id: node.id.clone(),
@@ -138,6 +163,7 @@ impl Rig {
                 rotation,
                 scale,
                 visible,
+                nbt,
             });
         }
         if errors.is_empty() {

@@ -8,6 +8,8 @@ use valence::prelude::ItemStack;
 use super::camera::{read_document_camera, CameraSetting};
 use super::event::{read_events, Events, NodeRef};
 use super::ident::EmoteId;
+use super::keyframes::molang_string;
+use super::nbt_track::read_nbt_track;
 use super::node::{
     read_node, record_snbt, Attachment, ItemContent, Node, NodeKind, Participant, RawNode, Space,
 };
@@ -17,7 +19,7 @@ use super::resources::{check_node_models, read_resources, Resources};
 use super::settings::{read_animation_settings, AnimationSettings, PlaybackMode};
 use super::snbt;
 use super::solvers::{read_document_solvers, SolverSettings};
-use super::track::{molang_string, read_vector_track, read_visibility_track, NodeTracks};
+use super::track::{read_vector_track, read_visibility_track, NodeTracks};
 use super::{MAX_TIMELINE_TICKS, SCHEMA_VERSION};
 
 /// `metadata`: a name, a description and anything else the author adds.
@@ -549,7 +551,13 @@ fn read_tracks(
             }
             tracks.visible = read_visibility_track(v, &p, problems, duration);
         }
-        ch.finish(problems, &["position", "rotation", "scale", "visible"]);
+        if let Some((v, p)) = ch.opt("nbt") {
+            tracks.nbt = read_nbt_track(v, &p, problems, duration, node);
+        }
+        ch.finish(
+            problems,
+            &["position", "rotation", "scale", "visible", "nbt"],
+        );
         out.insert(node_id.clone(), tracks);
     }
     out

@@ -12,7 +12,7 @@
 
 use valence::nbt::{Compound, Value};
 
-use super::snbt::as_number;
+use super::snbt::{as_bool, as_number};
 
 /// How a display turns to face the camera (`billboard`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -166,9 +166,19 @@ impl DisplayFields {
     /// so this never fails.
     pub fn from_checked(nbt: &Compound) -> Self {
         let mut out = Self::default();
+        out.apply_checked(nbt);
+        out
+    }
+
+    /// Sets the fields a checked compound names and keeps the others: how
+    /// an nbt track's key merges into what the keys before it built
+    /// ([`super::nbt_track`]). A value validation would have refused sets
+    /// the field's default.
+    pub fn apply_checked(&mut self, nbt: &Compound) {
+        let out = self;
         for (key, value) in nbt.iter() {
             let number = as_number(value);
-            let flag = number.is_some_and(|n| n != 0.0);
+            let flag = as_bool(value).unwrap_or(false);
             match (key.as_str(), value) {
                 ("billboard", Value::String(s)) => {
                     out.billboard = match s.as_str() {
@@ -216,7 +226,6 @@ impl DisplayFields {
                 _ => {}
             }
         }
-        out
     }
 
     /// The display entity's packed `brightness` metadata value (-1: none).

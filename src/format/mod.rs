@@ -8,7 +8,8 @@
 //!
 //! Choices where the specification is silent are documented on the module
 //! that makes them: defaults in [`settings`], SNBT handling and the list of
-//! runtime-owned `entity_nbt` keys in [`snbt`], time rounding in [`time`],
+//! runtime-owned `entity_nbt` keys in [`snbt`], how NBT tracks merge and
+//! what they may change in [`nbt_track`], time rounding in [`time`],
 //! Sequence minimums in [`sequence`]. Unknown fields are refused (a typo such
 //! as `stop_condition` would otherwise be silently ignored), except inside
 //! `metadata`, where extra fields are kept. `target_minecraft_version` is
@@ -26,6 +27,10 @@ mod controller_tests;
 pub mod display_fields;
 pub mod event;
 pub mod ident;
+mod keyframes;
+pub mod nbt_track;
+#[cfg(test)]
+mod nbt_track_tests;
 pub mod node;
 pub mod problem;
 mod read;

@@ -57,7 +57,8 @@ pub(crate) fn as_number(value: &Value) -> Option<f64> {
     }
 }
 
-fn as_bool(value: &Value) -> Option<bool> {
+/// A flag: a whole number (0 is false) or the string `true` or `false`.
+pub(crate) fn as_bool(value: &Value) -> Option<bool> {
     match value {
         Value::String(s) if s == "true" => Some(true),
         Value::String(s) if s == "false" => Some(false),
@@ -85,7 +86,11 @@ pub fn item_kind(name: &str) -> Result<ItemKind, String> {
 /// only), `air`, a count outside 1..=127, mixing `components` with `tag`, and
 /// unknown top-level keys.
 pub fn item_stack(text: &str) -> SnbtResult<ItemStack> {
-    let compound = parse_compound(text)?;
+    item_stack_compound(&parse_compound(text)?)
+}
+
+/// [`item_stack`] for a compound already parsed (an nbt track's `item`).
+pub fn item_stack_compound(compound: &Compound) -> SnbtResult<ItemStack> {
     let mut warnings = Vec::new();
     let mut kind = None;
     let mut count: i64 = 1;
@@ -290,7 +295,11 @@ fn convert_component(
 /// Reads `block_state_snbt` (`{Name:"minecraft:oak_stairs",Properties:{facing:"east"}}`)
 /// into a 1.20.1 block state. Unknown blocks, properties and values are refused.
 pub fn block_state(text: &str) -> Result<BlockState, String> {
-    let compound = parse_compound(text)?;
+    block_state_compound(&parse_compound(text)?)
+}
+
+/// [`block_state`] for a compound already parsed (an nbt track's `block_state`).
+pub fn block_state_compound(compound: &Compound) -> Result<BlockState, String> {
     let mut name = None;
     let mut properties = None;
     for (key, value) in compound.iter() {
@@ -403,15 +412,31 @@ const COMMON_FLAG_KEYS: &[&str] = &["Glowing", "CustomNameVisible", "Silent", "I
 /// kept with a warning (1.20.1 display entities ignore them).
 pub fn entity_nbt(text: &str, kind: DisplayKind) -> SnbtResult<Compound> {
     let compound = parse_compound(text)?;
+    if let Some(key) = compound
+        .keys()
+        .find(|key| RUNTIME_OWNED_KEYS.contains(&key.as_str()))
+    {
+        return Err(format!(
+            "entity_nbt may not set `{key}`: playback owns identity, position, transformation, interpolation and display content ({})",
+            RUNTIME_OWNED_KEYS.join(", ")
+        ));
+    }
+    let warnings = display_fields(&compound, kind, "entity_nbt")?;
+    Ok((compound, warnings))
+}
+
+/// Checks the display fields of `compound` (no runtime-owned key left in
+/// it) for one display kind, as `entity_nbt` does; `what` names the source
+/// in messages (`entity_nbt`, `nbt`). Returns the warnings: keys a 1.20.1
+/// display ignores.
+pub fn display_fields(
+    compound: &Compound,
+    kind: DisplayKind,
+    what: &str,
+) -> Result<Vec<String>, String> {
     let mut warnings = Vec::new();
     for (key, value) in compound.iter() {
         let key = key.as_str();
-        if RUNTIME_OWNED_KEYS.contains(&key) {
-            return Err(format!(
-                "entity_nbt may not set `{key}`: playback owns identity, position, transformation, interpolation and display content ({})",
-                RUNTIME_OWNED_KEYS.join(", ")
-            ));
-        }
         let text_only = TEXT_ONLY_NUMERIC_KEYS.contains(&key)
             || TEXT_ONLY_FLAG_KEYS.contains(&key)
             || key == "alignment";
@@ -420,27 +445,24 @@ pub fn entity_nbt(text: &str, kind: DisplayKind) -> SnbtResult<Compound> {
         }
         if NUMERIC_KEYS.contains(&key) || TEXT_ONLY_NUMERIC_KEYS.contains(&key) {
             if as_number(value).is_none() {
-                return Err(format!("entity_nbt `{key}` must be a number"));
+                return Err(format!("{what} `{key}` must be a number"));
             }
         } else if TEXT_ONLY_FLAG_KEYS.contains(&key) || COMMON_FLAG_KEYS.contains(&key) {
             if as_bool(value).is_none() {
-                return Err(format!(
-                    "entity_nbt `{key}` must be a boolean byte such as 1b"
-                ));
+                return Err(format!("{what} `{key}` must be a boolean byte such as 1b"));
             }
         } else if key == "billboard" {
             match value {
                 Value::String(s) if ["fixed", "vertical", "horizontal", "center"].contains(&s.as_str()) => {}
-                _ => return Err("entity_nbt `billboard` must be \"fixed\", \"vertical\", \"horizontal\" or \"center\"".to_owned()),
+                _ => return Err(format!("{what} `billboard` must be \"fixed\", \"vertical\", \"horizontal\" or \"center\"")),
             }
         } else if key == "alignment" {
             match value {
                 Value::String(s) if ["center", "left", "right"].contains(&s.as_str()) => {}
                 _ => {
-                    return Err(
-                        "entity_nbt `alignment` must be \"center\", \"left\" or \"right\""
-                            .to_owned(),
-                    )
+                    return Err(format!(
+                        "{what} `alignment` must be \"center\", \"left\" or \"right\""
+                    ))
                 }
             }
         } else if key == "brightness" {
@@ -456,15 +478,17 @@ pub fn entity_nbt(text: &str, kind: DisplayKind) -> SnbtResult<Compound> {
                 _ => false,
             };
             if !ok {
-                return Err("entity_nbt `brightness` must be {block:0..15,sky:0..15}".to_owned());
+                return Err(format!(
+                    "{what} `brightness` must be {{block:0..15,sky:0..15}}"
+                ));
             }
         } else {
             warnings.push(format!(
-                "entity_nbt key `{key}` is not a 1.20.1 display entity field and is ignored"
+                "{what} key `{key}` is not a 1.20.1 display entity field and is ignored"
             ));
         }
     }
-    Ok((compound, warnings))
+    Ok(warnings)
 }
 
 #[cfg(test)]

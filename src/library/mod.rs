@@ -35,6 +35,7 @@ mod humanoid_fidelity_tests;
 mod import_tests;
 #[cfg(test)]
 mod legacy_tests;
+pub mod nbt;
 pub mod runtime;
 pub mod sample;
 #[cfg(test)]
@@ -49,6 +50,7 @@ use std::sync::Arc;
 
 pub use bones::{bone_form, BoneForm};
 pub use compiled::{CompiledAnimation, MolangState};
+pub use nbt::{NbtEvent, NbtPlayhead};
 
 use crate::format::{read_emote_file, EmoteFile, EmoteId, Problem};
 

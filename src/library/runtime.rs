@@ -11,6 +11,7 @@ use std::ops::RangeInclusive;
 use crate::anim::solve::Solvers;
 use crate::anim::Rig;
 use crate::format::event::{CommandEvent, Events};
+use crate::format::nbt_track::NbtKey;
 use crate::format::node::{NodeKind, Space};
 use crate::format::settings::{PlaybackMode, PlaybackSettings};
 use crate::format::AnimationFile;
@@ -22,6 +23,10 @@ pub struct RuntimeNode {
     pub space: Space,
     /// What it draws (an anchor draws nothing), with typed display fields.
     pub kind: NodeKind,
+    /// Its NBT track's keys, with their compounds decoded (empty without
+    /// one); the rig node's [`crate::anim::nbt::NbtTrack`] says when each
+    /// applies.
+    pub nbt: Vec<NbtKey>,
 }
 
 /// The parts of an Animation file the runtime needs, by rig node where
@@ -53,11 +58,18 @@ impl AnimationRuntime {
                 Some(node) => RuntimeNode {
                     space: node.space,
                     kind: node.kind.clone(),
+                    nbt: file
+                        .timeline
+                        .tracks
+                        .get(&node.id)
+                        .and_then(|t| t.nbt.clone())
+                        .unwrap_or_default(),
                 },
                 // Every rig node comes from a file node.
                 None => RuntimeNode {
                     space: Space::Initiator,
                     kind: NodeKind::Anchor,
+                    nbt: Vec::new(),
                 },
             })
             .collect();

@@ -5,12 +5,21 @@
 //! included) before the tracks, so `v.*` state builds up exactly as in a
 //! real playback. Ticks past the duration hold the final pose. Molang
 //! randomness comes from `--seed` (0 by default).
+//!
+//! A node with an `nbt` track also has `nbt`: the compound its keys have
+//! merged so far, as SNBT (selectors evaluated once, when their key
+//! applies, as in a playback; the node's own `entity_nbt` and content are
+//! not included). Nodes without one, and every node of an Animation
+//! without NBT tracks, have no `nbt` field.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::CompiledAnimation;
+use valence::nbt::snbt::to_snbt_string;
+use valence::nbt::{Compound, Value};
+
+use super::{CompiledAnimation, MolangState, NbtEvent, NbtPlayhead};
 use crate::anim::{Pose, SampleError};
 
 /// One node in a sample line.
@@ -26,6 +35,10 @@ pub struct NodeSample {
     pub scale: [f32; 3],
     /// Composed transform in the root's frame, column-major.
     pub matrix: [f32; 16],
+    /// What the node's NBT keys merged so far, as SNBT (nodes with an
+    /// `nbt` track only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nbt: Option<String>,
 }
 
 /// Where the emote camera is at a sampled tick: the camera a player
@@ -76,6 +89,7 @@ pub fn sample_line(tick: u32, rig: &crate::anim::rig::Rig, pose: &Pose) -> Sampl
                     rotation: p.rotation.to_array(),
                     scale: p.scale.to_array(),
                     matrix: valence::math::Mat4::from(p.matrix).to_cols_array(),
+                    nbt: None,
                 },
             )
         })
@@ -113,16 +127,91 @@ pub fn sample_ticks_with(
     let mut by_tick: BTreeMap<u32, SampleLine> = BTreeMap::new();
     animation.begin_cycle(&mut state, 0)?;
     let duration = animation.rig.duration_ticks;
+    let mut nbt = SampledNbt::new(animation, seed);
     for tick in 0..=last {
         let position = tick.min(duration);
         animation.step(&mut state, position, tick <= duration, &mut pose)?;
         after_step(tick, &mut pose);
+        nbt.step(animation, &mut state, position, tick == 0)?;
         if ticks.contains(&tick) {
-            by_tick.insert(tick, sample_line(tick, &animation.rig, &pose));
+            let mut line = sample_line(tick, &animation.rig, &pose);
+            for ((node, _), nbt) in animation
+                .rig
+                .nodes
+                .iter()
+                .zip(&pose.nodes)
+                .zip(&nbt.compounds)
+            {
+                if let (Some(sample), Some(compound)) = (line.nodes.get_mut(&node.id), nbt) {
+                    sample.nbt = Some(to_snbt_string(&Value::Compound(compound.clone())));
+                }
+            }
+            by_tick.insert(tick, line);
         }
     }
     Ok(ticks
         .iter()
         .filter_map(|t| by_tick.get(t).cloned())
         .collect())
+}
+
+/// The compounds the NBT keys built, per rig node with a track.
+struct SampledNbt {
+    playhead: NbtPlayhead,
+    compounds: Vec<Option<Compound>>,
+    events: Vec<NbtEvent>,
+}
+
+impl SampledNbt {
+    fn new(animation: &CompiledAnimation, seed: u64) -> Self {
+        Self {
+            playhead: NbtPlayhead::new(animation, seed),
+            compounds: animation
+                .rig
+                .nodes
+                .iter()
+                .map(|n| n.nbt.as_ref().map(|_| Compound::new()))
+                .collect(),
+            events: Vec::new(),
+        }
+    }
+
+    /// Applies the keys due at `position`: each chosen compound's fields
+    /// replace the ones before (the merge of `format::nbt_track`).
+    fn step(
+        &mut self,
+        animation: &CompiledAnimation,
+        state: &mut MolangState,
+        position: u32,
+        cycle_started: bool,
+    ) -> Result<(), SampleError> {
+        self.events.clear();
+        self.playhead
+            .step(animation, state, position, cycle_started, &mut self.events)?;
+        for event in &self.events {
+            match *event {
+                NbtEvent::Restart { rig_node } => self.compounds[rig_node] = Some(Compound::new()),
+                NbtEvent::Apply {
+                    rig_node,
+                    key,
+                    option,
+                } => {
+                    let patch = animation
+                        .runtime
+                        .nodes
+                        .get(rig_node)
+                        .and_then(|n| n.nbt.get(key))
+                        .and_then(|k| k.value.options().get(option));
+                    if let (Some(Some(compound)), Some(patch)) =
+                        (self.compounds.get_mut(rig_node), patch)
+                    {
+                        for (field, value) in patch.compound.iter() {
+                            compound.insert(field.clone(), value.clone());
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }

@@ -16,7 +16,7 @@ use crate::format::node::Space;
 use crate::format::settings::PlaybackMode;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::runtime::AnimationRuntime;
-use crate::library::{CompiledAnimation, MolangState};
+use crate::library::{CompiledAnimation, MolangState, NbtPlayhead};
 use crate::playback::live::{LiveInputs, LiveRig};
 pub use crate::playback::roots::SpaceRoots;
 use crate::playback::schedule::{DisplayUpdate, Planner, Tolerance};
@@ -54,6 +54,9 @@ pub struct Playing {
     pub molang: MolangState,
     /// The pose last sampled.
     pub pose: Pose,
+    /// Where it is in its NBT tracks (stepped by the playback after each
+    /// tick's pose, see [`crate::library::nbt`]).
+    pub nbt: NbtPlayhead,
     /// The union node index of each rig node.
     pub rig_to_union: Vec<usize>,
     /// The union index of each rig node's partner copy (two-player
@@ -151,6 +154,7 @@ impl Playing {
                 .new_molang_state(seed)
                 .with_budget_ops(playable.molang_budget_ops),
             pose: Pose::new(&compiled.rig),
+            nbt: NbtPlayhead::new(&compiled, seed),
             rig_to_union,
             rig_to_mirror,
             spaces,

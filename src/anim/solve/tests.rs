@@ -26,6 +26,7 @@ fn rig(nodes: &[(&str, Option<usize>, [f32; 3])]) -> Rig {
                 rotation: None,
                 scale: None,
                 visible: None,
+                nbt: None,
             })
             .collect(),
         duration_ticks: 20,

@@ -124,10 +124,16 @@ impl PlaybackState {
             && self.current.clock.elapsed_ticks() > 1;
         if quiet {
             self.stale_pose = Some((step.position_ticks, roots));
+            // The NBT selectors get this tick's budget, as after sampling.
+            self.current.molang.session.refill_ops();
         } else if let Err(e) =
             self.current
                 .sample(step.position_ticks, step.advancing, &mut self.frame, &roots)
         {
+            return failed(e);
+        }
+        // NBT keys are events at their ticks: applied on quiet ticks too.
+        if let Err(e) = self.apply_nbt(step.position_ticks, step.cycle_started) {
             return failed(e);
         }
         self.position_ticks = Some(step.position_ticks);

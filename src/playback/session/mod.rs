@@ -22,7 +22,9 @@
 //! - [`prepare`](mod@prepare): a play request's checks and the state it starts from;
 //! - [`advance`]: the phase machine;
 //! - [`due`]: the command events a tick runs, with origins resolved;
-//! - [`pose`]: the cycle's shared plan and each tick's display updates.
+//! - [`pose`]: the cycle's shared plan and each tick's display updates;
+//! - [`nbt`]: what the NBT tracks built on each display, and each tick's
+//!   changes.
 
 pub mod advance;
 pub mod controlled;
@@ -30,6 +32,7 @@ pub mod controlled;
 mod controlled_tests;
 pub mod due;
 pub mod live_updates;
+pub mod nbt;
 pub mod observe;
 #[cfg(test)]
 mod observe_tests;
@@ -58,6 +61,7 @@ use crate::playback::YawFollower;
 
 pub use advance::{PlaybackEnd, TickOutcome};
 pub use due::{DueCommand, DueSource};
+pub use nbt::{NbtChange, UnionNbt};
 pub use observe::WorldView;
 pub use pose::{NodeUpdate, PlanCache};
 pub use prepare::{prepare, PlayRefusal, PlayRequest, Prepared, TwoPlayerPlan};
@@ -137,6 +141,8 @@ pub struct PlaybackState {
     pub frame: Vec<Option<Mat4>>,
     /// The transformation last sent for each node.
     pub last_sent: Vec<Option<DisplayTransform>>,
+    /// What the NBT tracks built on each display ([`nbt`]).
+    pub nbt: UnionNbt,
     /// The update of more than one tick clients may still be interpolating
     /// (for viewers that arrive in the middle of it).
     pub in_flight: Vec<Option<InFlight>>,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use glam::{DVec3, Mat4, Quat};
 use uuid::Uuid;
 
-use super::{PlaybackState, UnionNodes};
+use super::{PlaybackState, UnionNbt, UnionNodes};
 use crate::anim::controller::{CompiledController, ControllerError};
 use crate::format::controller::ControllerFile;
 use crate::format::node::{NodeKind, Space};
@@ -251,6 +251,7 @@ pub fn prepare(
     };
     let union_len = union.len();
     let scene_nodes = union.spaces.iter().map(|s| *s == Space::Scene).collect();
+    let nbt = UnionNbt::new(&union);
     let yaw_degrees = request.yaw_degrees;
     Ok(Prepared {
         state: PlaybackState {
@@ -262,6 +263,7 @@ pub fn prepare(
             union,
             frame: vec![None; union_len],
             last_sent: vec![None; union_len],
+            nbt,
             in_flight: vec![None; union_len],
             current: first,
             phase: Phase::Timeline,

@@ -32,6 +32,7 @@ mod bone_view;
 mod displays;
 pub mod duo;
 mod duo_state;
+mod nbt;
 mod send;
 mod start;
 mod stop;
@@ -81,6 +82,7 @@ impl Plugin for EmotePlaybackPlugin {
                     stop_requested_emotes,
                     observe_players,
                     advance_emotes,
+                    nbt::write_nbt_changes,
                     follow_held_items,
                     add_pack_twins,
                     dress_skins,
