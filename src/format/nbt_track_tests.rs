@@ -442,8 +442,8 @@ fn merge_replaces_each_declared_field_and_keeps_the_rest() {
 }
 
 proptest::proptest! {
-    /// Whatever a key holds, the reader (and the compiler after it)
-    /// accepts it or names a problem; it never panics.
+    /// Whatever a key holds, the reader accepts it or names a problem; it
+    /// never panics (the compiler after it: `library::nbt`'s tests).
     #[test]
     fn any_value_is_read_or_refused_without_panicking(
         snbt in "\\{[a-zA-Z_:'\"0-9,\\[\\]{}. ]{0,40}\\}",
@@ -453,8 +453,6 @@ proptest::proptest! {
         let mut v = base();
         key(&mut v, at_key, json!(snbt.clone()));
         set(&mut v, &format!("{HAND}/0/value"), json!({"select": select, "options": [snbt, "{}"]}));
-        if let Ok(file) = read(&v) {
-            let _ = crate::library::CompiledAnimation::compile(&file);
-        }
+        let _ = read(&v);
     }
 }

@@ -330,4 +330,21 @@ mod tests {
             })
         );
     }
+
+    proptest::proptest! {
+        /// Whatever a selector or an option holds, reading and compiling
+        /// accept it or name a problem; neither panics.
+        #[test]
+        fn any_key_compiles_or_is_refused_without_panicking(
+            snbt in "\\{[a-zA-Z_:'\"0-9,\\[\\]{}. ]{0,40}\\}",
+            select in "[a-z_.()+ 0-9]{0,16}",
+        ) {
+            let mut file = flowers();
+            file["timeline"]["tracks"]["flower"]["nbt"][0]["value"] =
+                json!({"select": select, "options": [snbt, "{}"]});
+            if let Some(EmoteFile::Animation(animation)) = parse_emote_value(&file).file {
+                let _ = CompiledAnimation::compile(&animation);
+            }
+        }
+    }
 }
