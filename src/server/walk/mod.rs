@@ -25,21 +25,22 @@
 //!
 //! # The choice of how the rig moves
 //! 1.20.1 has no `teleport_duration` for displays: a display the server
-//! moves is drawn at its new place at once. Three ways were measured with
-//! `emoted loadtest --emote example:walk_wave --walk` (100 walkers, 100
-//! viewers; README, Performance):
+//! moves is drawn at its new place at once. The ways, and what they cost
+//! (`emoted loadtest --emote example:walk_wave --walk`, 100 walkers and
+//! 100 viewers; README, Performance):
 //!
 //! - moving every display every tick: the body is drawn in steps of 0.2
-//!   block at a walk (20 a second, while the pose in between is
-//!   interpolated), and each display's move costs every viewer a packet;
-//! - displays riding one entity the client moves smoothly (an armour
-//!   stand, 3 ticks of lerp): smooth, one packet per body, but the body
-//!   lags the player by those 3 ticks, and the passengers must be sent
-//!   again to every viewer that sees them anew;
-//! - the offset carried in the transformation (this one): smooth, no
-//!   packet at all beyond the pose's, which a walking body sends every
-//!   tick anyway; a body far from its displays' place is moved back to it
-//!   every 8 blocks (a snap of one tick).
+//!   block at a walk, 20 a second, while its pose between them is
+//!   interpolated; 952 KB/s a viewer, 192 KB/s of it the moves;
+//! - the way carried in the transformation (this one): as smooth as the
+//!   pose, over the same one-tick interpolation, and no packet beyond the
+//!   pose's, which a walking body sends every tick anyway: 786 KB/s a
+//!   viewer; the tick costs the same within noise. Every 8 blocks the
+//!   displays are moved to the body (a tick with no interpolation);
+//! - displays riding an entity the client moves smoothly (an armour stand
+//!   lerps over 3 ticks), not built: one packet a body, but the body lags
+//!   the player by those 3 ticks and the passengers must be sent again to
+//!   every viewer that sees the displays anew (a new cell, a chunk).
 
 use valence::entity::entity::Flags;
 use valence::entity::OnGround;
