@@ -111,6 +111,16 @@ impl Default for AnimationSettings {
     }
 }
 
+/// The fields of an Animation's `settings` (a controller's refuses
+/// `playback` by name).
+const SETTINGS_FIELDS: [&str; 5] = [
+    "standalone",
+    "cooldown",
+    "rotation_deadzone",
+    "player",
+    "playback",
+];
+
 /// The deadzone used when a file leaves it out.
 pub const DEFAULT_ROTATION_DEADZONE_DEGREES: f32 = 50.0;
 
@@ -220,16 +230,7 @@ pub(crate) fn read_animation_settings(
             pb.finish(problems, &["mode", "loop_delay"]);
         }
     }
-    obj.finish(
-        problems,
-        &[
-            "standalone",
-            "cooldown",
-            "rotation_deadzone",
-            "player",
-            "playback",
-        ],
-    );
+    obj.finish(problems, &SETTINGS_FIELDS);
     out
 }
 
@@ -274,16 +275,7 @@ pub(crate) fn read_controller_settings(
         problems,
         "a controller has no `playback`: it plays until stopped or until a transition goes to `exit`",
     );
-    obj.finish(
-        problems,
-        &[
-            "standalone",
-            "cooldown",
-            "rotation_deadzone",
-            "player",
-            "playback",
-        ],
-    );
+    obj.finish(problems, &SETTINGS_FIELDS);
     common
 }
 
