@@ -21,7 +21,10 @@
 //! half an emote in bones and half in displays would show a modded viewer
 //! the player standing still through the display half. A partner's body in
 //! a two-player emote is always drawn with displays (the bone form is the
-//! initiator's), and a hidden partner is hidden from everyone.
+//! initiator's), and a hidden partner is hidden from everyone. A
+//! controller is drawn with displays for everyone too: its pose is mixed
+//! live from several clips, and a bone form is one Animation's cycle
+//! (streaming it would show a modded viewer the body clip alone).
 
 use std::collections::HashMap;
 
@@ -50,7 +53,8 @@ impl VanillaHiddenLayers {
 /// Whether every Animation `state` can play has a bone form in `library`
 /// (module docs).
 pub(super) fn is_bone_drawn(state: &PlaybackState, library: &Library) -> bool {
-    !state.animations.is_empty()
+    state.controller.is_none()
+        && !state.animations.is_empty()
         && state
             .animations
             .keys()
@@ -83,5 +87,50 @@ pub(super) fn show_hidden_bodies_to_bone_viewers(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use glam::DVec3;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::format::EmoteId;
+    use crate::playback::session::{prepare, PlayRequest};
+    use crate::playback::Cooldowns;
+
+    fn state_of(library: &Library, emote: &str) -> PlaybackState {
+        let id = EmoteId::parse(emote).expect("an id");
+        let request = PlayRequest {
+            emote: &id,
+            bypass: true,
+            player: Uuid::from_u128(3),
+            now_tick: 0,
+            position: DVec3::ZERO,
+            yaw_degrees: 0.0,
+            molang_budget_ops: crate::molang::DEFAULT_OP_BUDGET,
+        };
+        prepare(&request, library, &Cooldowns::default())
+            .unwrap_or_else(|e| panic!("{emote}: {e}"))
+            .state
+    }
+
+    #[test]
+    fn a_body_animation_is_bone_drawn_and_a_controller_on_the_same_body_is_not() {
+        let emotes = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes"));
+        let library = Library::load(&[emotes]).library;
+        assert!(is_bone_drawn(&state_of(&library, "example:wave"), &library));
+        // Its body clip alone has a bone form; the controller mixes others.
+        assert!(is_bone_drawn(
+            &state_of(&library, "example:stand_idle"),
+            &library
+        ));
+        assert!(!is_bone_drawn(
+            &state_of(&library, "example:walk_wave"),
+            &library
+        ));
     }
 }
