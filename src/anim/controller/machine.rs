@@ -116,6 +116,31 @@ impl ControllerRuntime {
         &mut self.parameters
     }
 
+    /// The ticks one cycle of layer `layer`'s current state takes with the
+    /// parameters as they are: its clips' lengths blended by this tick's
+    /// weights, over its speed (`None`: no such layer, or a state that does
+    /// not move at this speed).
+    pub fn cycle_ticks(&self, controller: &CompiledController, layer: usize) -> Option<f32> {
+        let machine = self.layers.get(layer)?;
+        let state = controller
+            .layers
+            .get(layer)?
+            .states
+            .get(machine.current.state)?;
+        let mut weights = Vec::new();
+        state.weights(&self.parameters, &mut weights);
+        let cycle: f32 = weights
+            .iter()
+            .zip(&state.cycle_ticks)
+            .map(|(w, c)| w * c)
+            .sum();
+        let speed = state.speed
+            * state
+                .speed_parameter
+                .map_or(1.0, |p| self.parameters.number(p).max(0.0));
+        (speed > 0.0).then(|| cycle.max(1.0) / speed)
+    }
+
     /// The state layer `layer` is in (or fading into).
     pub fn state(&self, layer: usize) -> Option<usize> {
         self.layers.get(layer).map(|l| l.current.state)

@@ -17,6 +17,7 @@
 //! clip two samples show in one tick (a crossfade between two states that
 //! play it) is sampled once, at the first sample's time.
 
+pub mod bones;
 pub mod sample;
 
 use std::sync::Arc;
