@@ -127,18 +127,8 @@ impl ControllerRuntime {
             .get(layer)?
             .states
             .get(machine.current.state)?;
-        let mut weights = Vec::new();
-        state.weights(&self.parameters, &mut weights);
-        let cycle: f32 = weights
-            .iter()
-            .zip(&state.cycle_ticks)
-            .map(|(w, c)| w * c)
-            .sum();
-        let speed = state.speed
-            * state
-                .speed_parameter
-                .map_or(1.0, |p| self.parameters.number(p).max(0.0));
-        (speed > 0.0).then(|| cycle.max(1.0) / speed)
+        let (cycle, speed) = state.pace(&self.parameters, &mut Vec::new());
+        (speed > 0.0).then(|| cycle / speed)
     }
 
     /// The state layer `layer` is in (or fading into).
@@ -268,18 +258,9 @@ fn tick_clock(
     parameters: &Parameters,
     weights: &mut Vec<f32>,
 ) {
-    state.weights(parameters, weights);
-    let cycle: f32 = weights
-        .iter()
-        .zip(&state.cycle_ticks)
-        .map(|(w, c)| w * c)
-        .sum();
-    let speed = state.speed
-        * state
-            .speed_parameter
-            .map_or(1.0, |p| parameters.number(p).max(0.0));
+    let (cycle, speed) = state.pace(parameters, weights);
     clock.before = clock.time;
-    clock.time += speed / cycle.max(1.0);
+    clock.time += speed / cycle;
     if !state.looping {
         clock.time = clock.time.min(1.0);
     }

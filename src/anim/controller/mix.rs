@@ -85,12 +85,12 @@ impl BodyMixer {
     }
 
     /// Writes the body's pose for `output` into `pose` (one per body node),
-    /// reading clip `c`'s sampled nodes from `clips[c]`.
-    pub fn mix(
+    /// reading clip `c`'s sampled nodes from `clip(c)`.
+    pub fn mix<'c>(
         &mut self,
         body: &Rig,
         output: &ControllerOutput,
-        clips: &[ClipPose<'_>],
+        clip: impl Fn(usize) -> Option<ClipPose<'c>>,
         pose: &mut [NodePose],
     ) {
         for (i, node) in body.nodes.iter().enumerate() {
@@ -112,7 +112,7 @@ impl BodyMixer {
                 };
                 self.tracks.clear();
                 for sample in &layer.samples {
-                    let Some(clip) = clips.get(sample.clip.0) else {
+                    let Some(clip) = clip(sample.clip.0) else {
                         continue;
                     };
                     let Some(sampled) = clip

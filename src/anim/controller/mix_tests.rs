@@ -125,7 +125,7 @@ fn clips_share_a_layer_by_weight_and_a_mask_covers_descendants() {
         ..ControllerOutput::default()
     };
     let mut pose = vec![NodePose::default(); rig.nodes.len()];
-    mixer.mix(&rig, &output, &clips, &mut pose);
+    mixer.mix(&rig, &output, |c| clips.get(c).copied(), &mut pose);
     let leg = rig.node_index("leg").expect("leg");
     let arm = rig.node_index("arm").expect("arm");
     let hand = rig.node_index("hand").expect("hand");
@@ -181,7 +181,7 @@ fn an_additive_layer_adds_its_difference_from_the_rest() {
         ..ControllerOutput::default()
     };
     let mut pose = vec![NodePose::default(); rig.nodes.len()];
-    mixer.mix(&rig, &output, &clips, &mut pose);
+    mixer.mix(&rig, &output, |c| clips.get(c).copied(), &mut pose);
     // 20° under it, plus half (the mask's weight) of 40°.
     assert!((angle_x(pose[arm].rotation) - 40.0).abs() < 0.01);
     let lifted = pose[arm].position - rig.nodes[arm].rest_position;
@@ -224,7 +224,7 @@ fn a_clip_without_the_node_leaves_its_share_and_the_heaviest_shows() {
         ..ControllerOutput::default()
     };
     let mut pose = vec![NodePose::default(); rig.nodes.len()];
-    mixer.mix(&rig, &output, &clips, &mut pose);
+    mixer.mix(&rig, &output, |c| clips.get(c).copied(), &mut pose);
     // The leg: only clip b has it, at 0.6 over the rest (0°).
     assert!((angle_x(pose[leg].rotation) - 54.0).abs() < 0.01);
     // b weighs most and hides; where a is heavier nothing changes that.

@@ -112,6 +112,23 @@ pub(crate) struct CompiledState {
 }
 
 impl CompiledState {
+    /// This tick's cycle length in ticks (the clips' lengths blended by
+    /// their weights, at least 1) and playback rate (`speed` times its
+    /// parameter, negative values counting as 0); `weights` is scratch.
+    pub(crate) fn pace(&self, parameters: &Parameters, weights: &mut Vec<f32>) -> (f32, f32) {
+        self.weights(parameters, weights);
+        let cycle: f32 = weights
+            .iter()
+            .zip(&self.cycle_ticks)
+            .map(|(w, c)| w * c)
+            .sum();
+        let speed = self.speed
+            * self
+                .speed_parameter
+                .map_or(1.0, |p| parameters.number(p).max(0.0));
+        (cycle.max(1.0), speed)
+    }
+
     /// Writes this tick's clip weights into `out` (resized to the clips).
     pub(crate) fn weights(&self, parameters: &Parameters, out: &mut Vec<f32>) {
         out.clear();

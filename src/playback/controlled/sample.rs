@@ -105,17 +105,14 @@ fn motion_at(inputs: &SampleInputs, tick: u32) -> Motion {
     }
     let now = inputs.body_at(tick);
     let before = inputs.body_at(tick - 1);
-    let moved = Vec3::from(now.translation - before.translation) * 20.0;
-    let horizontal = Vec3::new(moved.x, 0.0, moved.z);
-    // The body's frame: +Z forward, +X to its left (Minecraft's yaw turns
-    // right as it grows), so the right is −X.
-    let local = now.matrix3.inverse() * horizontal;
-    Motion {
-        speed: horizontal.length(),
-        forward: local.z,
-        strafe: -local.x,
-        ..Motion::default()
-    }
+    // The body's yaw from where it faces (+Z at yaw 0, −X at 90).
+    let facing = now.matrix3 * Vec3::Z;
+    let yaw = (-facing.x).atan2(facing.z).to_degrees();
+    Motion::between(
+        Vec3::from(before.translation).as_dvec3(),
+        Vec3::from(now.translation).as_dvec3(),
+        yaw,
+    )
 }
 
 /// The value `--param` gives `name` at `tick`, if any: see the module docs.

@@ -99,23 +99,6 @@ fn wrapped(degrees: f32) -> f32 {
     (degrees + 180.0).rem_euclid(360.0) - 180.0
 }
 
-/// The built-in parameters of a player whose feet moved from `before` to
-/// `feet` over one tick, under a body turned to `body_yaw` (Minecraft
-/// degrees: 0 faces +Z, positive turns right).
-pub fn motion_between(before: DVec3, feet: DVec3, body_yaw: f32) -> Motion {
-    let moved = (feet - before) * 20.0;
-    let yaw = f64::from(body_yaw).to_radians();
-    // Facing +Z at yaw 0, the right hand is −X.
-    let facing = DVec3::new(-yaw.sin(), 0.0, yaw.cos());
-    let right = DVec3::new(-yaw.cos(), 0.0, -yaw.sin());
-    Motion {
-        speed: DVec3::new(moved.x, 0.0, moved.z).length() as f32,
-        forward: moved.dot(facing) as f32,
-        strafe: moved.dot(right) as f32,
-        ..Motion::default()
-    }
-}
-
 /// Turns this tick's movement of every player in a controller into its
 /// built-in parameters.
 fn observe_walkers(
@@ -153,7 +136,7 @@ fn observe_walkers(
             look_yaw: wrapped(look.yaw - body_yaw),
             look_pitch: look.pitch,
             in_water,
-            ..motion_between(before, feet.0, body_yaw)
+            ..Motion::between(before, feet.0, body_yaw)
         };
         playback.state.observe_motion(&motion);
         playback.state.follow_to(feet.0);
@@ -230,21 +213,6 @@ fn follow_walkers(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_move_is_split_along_the_body() {
-        // Facing +Z (yaw 0), 0.2 block forward in a tick: 4 blocks a second.
-        let m = motion_between(DVec3::ZERO, DVec3::new(0.0, 0.0, 0.2), 0.0);
-        assert!((m.speed - 4.0).abs() < 1e-5 && (m.forward - 4.0).abs() < 1e-5);
-        assert!(m.strafe.abs() < 1e-5);
-        // Facing −X (yaw 90): a step to −Z is to the body's right.
-        let m = motion_between(DVec3::ZERO, DVec3::new(0.0, 0.0, -0.1), 90.0);
-        assert!((m.strafe - 2.0).abs() < 1e-4, "{m:?}");
-        assert!(m.forward.abs() < 1e-4);
-        // Falling is no speed.
-        let m = motion_between(DVec3::ZERO, DVec3::new(0.0, -1.0, 0.0), 0.0);
-        assert_eq!(m.speed, 0.0);
-    }
 
     #[test]
     fn look_yaw_is_wrapped_against_the_body() {
