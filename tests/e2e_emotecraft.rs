@@ -457,34 +457,3 @@ fn a_modded_players_own_emote_is_relayed_to_modded_players_and_drawn_for_vanilla
     assert!(turned, "an arm raised past 90°");
     server.assert_log_clean();
 }
-
-#[test]
-fn a_controller_reaches_modded_players_as_displays_not_as_one_clips_bones() {
-    let mut server = Server::start();
-    let channel = json!({"event": "plugin_message", "channel": CHANNEL});
-    // Bob (modded): the CONFIG answer, then whatever comes while alice
-    // plays the walk_wave controller (mixed live from several clips).
-    let bob = send(server.bot("bob").wait_spawn(), &client_config())
-        .wait_for(channel, 1, 20000)
-        .wait_ms(7000)
-        .disconnect()
-        .spawn();
-    let alice = server.play_after_settling("alice", "example:walk_wave");
-    let bob = bob.wait();
-    alice.assert_ok();
-    bob.assert_ok();
-    // No STREAM (its body clip's cycle would be the idle alone): only the
-    // CONFIG answer came; the body reached bob as displays, as it does
-    // vanilla players.
-    let purposes: Vec<u8> = messages(&bob, CHANNEL)
-        .iter()
-        .map(|m| unpack(m).0)
-        .collect();
-    assert_eq!(purposes, [8], "only the CONFIG answer");
-    assert!(
-        skin_displays(&bob).len() >= 6,
-        "the body's displays: {}",
-        bob.describe()
-    );
-    server.assert_log_clean();
-}

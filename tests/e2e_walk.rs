@@ -14,28 +14,12 @@ use std::collections::BTreeMap;
 
 use glam::{Mat3, Quat, Vec3};
 
-use common::{BotRun, Event, Server};
+use common::{Event, Server};
 
 const WALK_WAVE: &str = "example:walk_wave";
 /// Where the walker plays, and where it walks to (6 blocks along +Z).
 const START: [f64; 3] = [-4.5, 65.0, -8.5];
 const END: [f64; 3] = [-4.5, 65.0, -2.5];
-
-/// Unix milliseconds of a run's `t`.
-fn unix(run: &BotRun, t: u64) -> u64 {
-    run.clock_unix_ms().expect("a clock line") + t
-}
-
-/// The unix time each step of `run` started, by index.
-fn step_times(run: &BotRun) -> Vec<u64> {
-    run.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Step { t, .. } => Some(unix(run, *t)),
-            _ => None,
-        })
-        .collect()
-}
 
 /// One display as the watcher drew it: its position and its
 /// transformation over time (unix ms), as sent (each field kept until it
@@ -110,7 +94,7 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
     let watcher = watcher.wait();
     walker.assert_ok();
     watcher.assert_ok();
-    let steps = step_times(&walker);
+    let steps = walker.step_unix_ms();
     let (played, walk_start, walk_end) = (steps[3], steps[6], steps[7]);
     let (sneak_on, sneak_off, jump_at) = (steps[8], steps[10], steps[12]);
     let (waving_off, stopped) = (steps[18], steps[20]);
@@ -121,7 +105,7 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
         .iter()
         .filter_map(|e| match e {
             Event::BotPosition(p) => Some((
-                unix(&walker, p.t),
+                walker.unix_ms(p.t),
                 Vec3::new(p.x as f32, p.y as f32, p.z as f32),
             )),
             _ => None,
@@ -139,7 +123,7 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
         .spawned_of("item_display")
         .into_iter()
         .filter(|s| {
-            unix(&watcher, s.t) >= played
+            watcher.unix_ms(s.t) >= played
                 && (s.x - START[0]).abs() < 1.0
                 && (s.z - START[2]).abs() < 1.0
         })
@@ -159,7 +143,7 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
                     .entry(s.entity_id)
                     .or_default()
                     .positions
-                    .push((unix(&watcher, s.t), at));
+                    .push((watcher.unix_ms(s.t), at));
             }
             Event::EntityMove {
                 t,
@@ -174,11 +158,11 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
                     .entry(*entity_id)
                     .or_default()
                     .positions
-                    .push((unix(&watcher, *t), at));
+                    .push((watcher.unix_ms(*t), at));
             }
             Event::EntityMetadata(m) if rig.contains(&m.entity_id) => {
                 let entry = drawn.entry(m.entity_id).or_default();
-                let t = unix(&watcher, m.t);
+                let t = watcher.unix_ms(m.t);
                 let (mut left, mut scale, mut right) =
                     entry
                         .kept
@@ -214,7 +198,7 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
         .iter()
         .filter_map(|e| match e {
             Event::EntityDestroy { t, entity_ids } => {
-                Some((entity_ids.clone(), unix(&watcher, *t)))
+                Some((entity_ids.clone(), watcher.unix_ms(*t)))
             }
             _ => None,
         })
@@ -309,7 +293,7 @@ fn a_player_walks_sneaks_and_jumps_in_walk_wave_and_a_watcher_sees_it() {
             Event::Packet { t, name, data }
                 if name == "sound_effect" && data.to_string().contains("attack.sweep") =>
             {
-                Some(unix(&watcher, *t))
+                Some(watcher.unix_ms(*t))
             }
             _ => None,
         })

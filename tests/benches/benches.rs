@@ -4,6 +4,7 @@
 //!
 //! One harness, one module per area (valence's layout).
 
+mod controllers;
 mod convert_gltf;
 mod load_files;
 mod molang_eval;
@@ -14,6 +15,7 @@ mod solvers;
 mod wheel;
 
 criterion::criterion_main!(
+    controllers::benches,
     convert_gltf::benches,
     load_files::benches,
     molang_eval::benches,

@@ -41,9 +41,11 @@ function emit (event, fields) {
 }
 
 let finished = false
+let packetBytes = null // by packet name, when the plan says "count_bytes"
 function finish (code, message) {
   if (finished) return
   finished = true
+  if (packetBytes !== null) emit('packet_bytes', { by_name: packetBytes })
   if (code === 0) {
     emit('done', {})
   } else {
@@ -84,6 +86,7 @@ function readPlan () {
     version: plan.version || '1.20.1',
     timeout_ms: plan.timeout_ms || 30000,
     record_packets: plan.record_packets || [],
+    count_bytes: plan.count_bytes === true,
     forwarding: plan.forwarding || null,
     resource_pack: resourcePack,
     steps: plan.steps || []
@@ -595,6 +598,15 @@ function start () {
   client.on('declare_commands', (p) => {
     record('command_tree', { paths: commandPaths(p.nodes, p.rootIndex) })
   })
+
+  // With "count_bytes", every packet's uncompressed bytes (its id too) are
+  // added up by name, emitted once as "packet_bytes" when the plan ends.
+  if (plan.count_bytes) {
+    packetBytes = {}
+    client.on('raw', (buffer, meta) => {
+      packetBytes[meta.name] = (packetBytes[meta.name] || 0) + buffer.length
+    })
+  }
 
   // Any other packets the plan asked for, as decoded by minecraft-protocol.
   const wanted = new Set(plan.record_packets)

@@ -139,6 +139,20 @@ impl BotRun {
             .collect()
     }
 
+    /// The bytes received of each packet named in `names` (see
+    /// `Plan::count_bytes`), added up; panics without a count.
+    pub fn bytes_of(&self, names: &[&str]) -> u64 {
+        let by_name = self
+            .events
+            .iter()
+            .find_map(|e| match e {
+                Event::PacketBytes { by_name, .. } => Some(by_name),
+                _ => None,
+            })
+            .expect("a packet_bytes line (Plan::count_bytes)");
+        names.iter().filter_map(|n| by_name.get(*n)).sum()
+    }
+
     /// Chat box lines that contain `fragment`, with the `t` each arrived at.
     pub fn chat_containing(&self, fragment: &str) -> Vec<(u64, &str)> {
         self.events
@@ -243,6 +257,22 @@ impl BotRun {
             Event::Clock { unix_ms, .. } => Some(*unix_ms),
             _ => None,
         })
+    }
+
+    /// This run's `t` as Unix milliseconds (needs the clock line).
+    pub fn unix_ms(&self, t: u64) -> u64 {
+        self.clock_unix_ms().expect("a clock line") + t
+    }
+
+    /// The Unix milliseconds each step of the plan started at, by index.
+    pub fn step_unix_ms(&self) -> Vec<u64> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Step { t, .. } => Some(self.unix_ms(*t)),
+                _ => None,
+            })
+            .collect()
     }
 
     pub fn kicked(&self) -> Option<&str> {
@@ -352,6 +382,11 @@ pub enum Event {
     CommandTree {
         t: u64,
         paths: Vec<String>,
+    },
+    /// The bytes received by packet name (the plan's count_bytes).
+    PacketBytes {
+        t: u64,
+        by_name: std::collections::BTreeMap<String, u64>,
     },
     /// A packet named in the plan's record_packets.
     Packet {

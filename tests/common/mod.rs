@@ -43,6 +43,7 @@ fn scratch_dir() -> PathBuf {
     dir
 }
 
+pub mod animation_channel;
 mod animations;
 pub mod anvil;
 mod camera;

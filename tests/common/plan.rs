@@ -72,6 +72,13 @@ impl Plan {
         self
     }
 
+    /// Also emit, when the plan ends, `{"event":"packet_bytes","by_name":..}`:
+    /// the bytes received by packet name (uncompressed, ids included).
+    pub fn count_bytes(mut self) -> Plan {
+        self.json["count_bytes"] = json!(true);
+        self
+    }
+
     pub fn wait_spawn(self) -> Plan {
         self.step(json!({"wait_spawn": true}))
     }

@@ -29,6 +29,20 @@ pub fn messages(run: &BotRun, channel: &str) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// Every plugin message `run`'s bot got on `channel`, with the Unix
+/// milliseconds it came at, in order.
+pub fn timed_messages(run: &BotRun, channel: &str) -> Vec<(u64, Vec<u8>)> {
+    run.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::PluginMessage { t, channel: c, hex } if c == channel => {
+                Some((run.unix_ms(*t), unhex(hex)))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// The UUID (hex, no dashes) of the player `name` as `run`'s bot saw them spawn.
 pub fn uuid_seen_by(run: &BotRun, name: &str) -> String {
     run.spawned()

@@ -39,6 +39,11 @@
 //! length, `animation_length · 20`). The name is the one key of the JSON's
 //! `animations` object (`animation.emoted.<namespace>.<path>`).
 //!
+//! A PLAY for a player who plays an animation already replaces it; the
+//! server sends a STOP first only when the animation's UUID changes. A
+//! controller's body (a loop of its blend, sent again as the blend moves)
+//! arrives as PLAYs of one UUID, one after another.
+//!
 //! A message over its direction's cap ([`MAX_FROM_CLIENT_BYTES`],
 //! [`MAX_TO_CLIENT_BYTES`]) is refused whole, and so is one of another
 //! version, another kind, a length past the end or over the cap, text that

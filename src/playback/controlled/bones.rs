@@ -2,10 +2,11 @@
 //! [`crate::anim::bones`]): the mix as it plays on from now with every
 //! parameter held, over one cycle of the base layer's state at this speed.
 //! PlayerAnimator plays what it receives and blends nothing itself, so
-//! this is what a modded viewer can be sent for a controller: a loop of the
-//! blend on screen, sent again when the state or the blend changes. The
-//! server does not send it yet (controllers are drawn with displays for
-//! every viewer); this is the form it will send.
+//! this is what a modded viewer is sent for a controller: a loop of the
+//! blend on screen, sent again when the blend moved ([`HeldBlend`]: a layer
+//! changed state, or a clip's share of the body moved by more than
+//! [`RESEND_BLEND_CHANGE`]). The server decides when
+//! (`crate::server::modded`'s `held`), at most once a second.
 
 use crate::anim::bones::{BoneBinding, BoneForm};
 use crate::anim::{Pose, SampleError};
@@ -15,11 +16,63 @@ use crate::library::CompiledAnimation;
 
 use super::{ControlledBody, Motion};
 
+/// A held form is out of date once a clip's share of the body moved this
+/// much (a walk at 2.6 blocks a second that speeds up to 3.1 on walk_wave's
+/// 1.3 / 4 thresholds), or a layer changed state.
+pub const RESEND_BLEND_CHANGE: f32 = 0.2;
+
+/// What a controller shows, as numbers to compare: each layer's state and
+/// each clip's share of each layer (layer weight × sample weight).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HeldBlend {
+    states: Vec<usize>,
+    /// Layer-major: `layer * clips + clip`.
+    shares: Vec<f32>,
+}
+
+impl HeldBlend {
+    /// No layer: the controller has not stepped yet.
+    pub fn is_empty(&self) -> bool {
+        self.states.is_empty()
+    }
+
+    /// How far apart two blends are: 1 when a layer is in another state
+    /// (or the layouts differ), else the largest change of a share.
+    pub fn distance(&self, other: &HeldBlend) -> f32 {
+        if self.states != other.states || self.shares.len() != other.shares.len() {
+            return 1.0;
+        }
+        self.shares
+            .iter()
+            .zip(&other.shares)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max)
+    }
+}
+
 /// The longest held cycle sampled, ticks (a state slowed to a crawl
 /// would otherwise be sampled for minutes).
 pub const MAX_HELD_CYCLE_TICKS: u32 = 200;
 
 impl ControlledBody {
+    /// What the last step showed, to tell when a held form is out of date.
+    pub fn held_blend(&self) -> HeldBlend {
+        let clips = self.clips.len();
+        let output = self.output();
+        let mut shares = vec![0.0; output.layers.len() * clips];
+        for (index, layer) in output.layers.iter().enumerate() {
+            for sample in &layer.samples {
+                if let Some(share) = shares.get_mut(index * clips + sample.clip.0) {
+                    *share += layer.weight * sample.weight;
+                }
+            }
+        }
+        HeldBlend {
+            states: output.layers.iter().map(|l| l.state).collect(),
+            shares,
+        }
+    }
+
     /// The bone form of the body (`body`, built from `file`) playing on
     /// from now with `motion` held, over one cycle of the base layer's
     /// state (at most [`MAX_HELD_CYCLE_TICKS`]; a state that does not move
@@ -157,5 +210,27 @@ mod tests {
             })
             .fold(0.0_f32, f32::max);
         assert!(most < 2.0, "{most}");
+    }
+
+    #[test]
+    fn the_blend_moves_when_the_body_starts_running_and_not_while_it_stands() {
+        let (mut controlled, body, _) = walk_wave();
+        let mut pose = Pose::new(&body.rig);
+        let mut step = |controlled: &mut ControlledBody, motion: &Motion| {
+            controlled.observe(motion);
+            controlled.step(&body, &mut pose).expect("steps");
+        };
+        for _ in 0..3 {
+            step(&mut controlled, &Motion::default());
+        }
+        let standing = controlled.held_blend();
+        step(&mut controlled, &Motion::default());
+        assert_eq!(standing.distance(&controlled.held_blend()), 0.0);
+        for _ in 0..3 {
+            step(&mut controlled, &running());
+        }
+        assert_eq!(controlled.observed(), &running());
+        let moved = standing.distance(&controlled.held_blend());
+        assert!(moved > RESEND_BLEND_CHANGE, "{moved}");
     }
 }

@@ -127,6 +127,8 @@ pub struct ControlledBody {
     output: ControllerOutput,
     clips: Vec<ClipPlayback>,
     mixer: BodyMixer,
+    /// The motion last observed.
+    observed: Motion,
 }
 
 impl ControlledBody {
@@ -170,6 +172,7 @@ impl ControlledBody {
             mixer: BodyMixer::new(&controller, &body.rig),
             clips,
             controller,
+            observed: Motion::default(),
         })
     }
 
@@ -189,8 +192,14 @@ impl ControlledBody {
         self.controller.state_name(layer, state)
     }
 
+    /// The motion last observed (the defaults before any).
+    pub fn observed(&self) -> &Motion {
+        &self.observed
+    }
+
     /// Feeds the built-in parameters for the next step.
     pub fn observe(&mut self, motion: &Motion) {
+        self.observed = *motion;
         let parameters = self.runtime.parameters_mut();
         let floats = [
             ("speed", motion.speed),

@@ -22,9 +22,11 @@
 //! the player standing still through the display half. A partner's body in
 //! a two-player emote is always drawn with displays (the bone form is the
 //! initiator's), and a hidden partner is hidden from everyone. A
-//! controller is drawn with displays for everyone too: its pose is mixed
-//! live from several clips, and a bone form is one Animation's cycle
-//! (streaming it would show a modded viewer the body clip alone).
+//! controller is bone-drawn when its body clip has a bone form (every clip
+//! it mixes poses that body's nodes, `emoted check` sees to it): modded
+//! viewers get its held form, the blend on screen as a loop sent again
+//! when the blend moves ([`crate::server::modded`]'s `held`), on the
+//! player's own model, which walks where the player walks.
 
 use std::collections::HashMap;
 
@@ -53,8 +55,7 @@ impl VanillaHiddenLayers {
 /// Whether every Animation `state` can play has a bone form in `library`
 /// (module docs).
 pub(super) fn is_bone_drawn(state: &PlaybackState, library: &Library) -> bool {
-    state.controller.is_none()
-        && !state.animations.is_empty()
+    !state.animations.is_empty()
         && state
             .animations
             .keys()
@@ -119,17 +120,29 @@ mod tests {
     }
 
     #[test]
-    fn a_body_animation_is_bone_drawn_and_a_controller_on_the_same_body_is_not() {
+    fn a_body_animation_and_a_controller_on_the_same_body_are_bone_drawn() {
         let emotes = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/emotes"));
         let library = Library::load(&[emotes]).library;
         assert!(is_bone_drawn(&state_of(&library, "example:wave"), &library));
-        // Its body clip alone has a bone form; the controller mixes others.
+        // Its body clip has a bone form, and so has the controller (its
+        // held form) ...
         assert!(is_bone_drawn(
             &state_of(&library, "example:stand_idle"),
             &library
         ));
-        assert!(!is_bone_drawn(
+        assert!(is_bone_drawn(
             &state_of(&library, "example:walk_wave"),
+            &library
+        ));
+        // ... but not a props-only emote.
+        let (props_only, _) = library
+            .iter()
+            .find(|(_, e)| {
+                e.bones.is_none() && matches!(&*e.file, crate::format::EmoteFile::Animation(_))
+            })
+            .expect("a bundled Animation without a bone form");
+        assert!(!is_bone_drawn(
+            &state_of(&library, props_only.as_str()),
             &library
         ));
     }

@@ -25,6 +25,10 @@
 //!   the player's UUID; when it ends or the Sequence moves on, those who
 //!   have it get a STOP (and the next step's PLAY). A modded player's own
 //!   emote is Emotecraft's to relay and does not come here.
+//! - **Controllers.** A bone-drawn controller plays as its held form
+//!   ([`super::held`]), under the controller's id; each time the form is
+//!   sampled anew, those who have the PLAY get the new one, which replaces
+//!   it (same animation UUID, no STOP between them).
 //! - **Walking in and out of reach**, checked every [`CHECK_EVERY_TICKS`]
 //!   ticks as for Emotecraft: a channel client who comes into reach gets
 //!   the PLAY at the tick it has reached; one who leaves gets a STOP.
@@ -50,6 +54,8 @@ use valence::ident::ident;
 use valence::prelude::bevy_ecs::query::Has;
 use valence::prelude::*;
 
+use super::framed::FramedPayload;
+use super::held::HeldForms;
 use super::{count_drop, MessageBudget, Reach, DROPPED_MALFORMED, DROPPED_RATE};
 use crate::format::settings::PlaybackMode;
 use crate::format::EmoteId;
@@ -81,7 +87,8 @@ impl Plugin for AnimationChannelPlugin {
                     play_server_emotes,
                     follow_reach_of_plays,
                 )
-                    .chain(),
+                    .chain()
+                    .after(super::held::hold_controller_forms),
             );
     }
 }
@@ -120,6 +127,22 @@ impl BedrockAnimation {
             json,
             sync_cycle_ticks,
         }
+    }
+
+    /// The animation of `id` with bone form `form`, unless its PLAY would
+    /// be over [`MAX_TO_CLIENT_BYTES`] (then a log line says so).
+    fn within_cap(id: &EmoteId, form: &crate::library::BoneForm) -> Option<BedrockAnimation> {
+        let built = BedrockAnimation::of(id, form);
+        // A message of the JSON and 2 + 16 + 16 + 4 + 2 + 4 bytes more.
+        let length = built.json.len() + built.name.len() + 44;
+        if length > MAX_TO_CLIENT_BYTES {
+            tracing::warn!(
+                "{id}: its {CHANNEL} PLAY would be {length} bytes, more than the \
+                 {MAX_TO_CLIENT_BYTES} allowed; channel clients will not get it"
+            );
+            return None;
+        }
+        Some(built)
     }
 
     /// The ticks of it that `active` has played: its clock's, or for a
@@ -168,19 +191,11 @@ impl BedrockAnimations {
         if let Some(known) = self.0.get(id) {
             return known.clone();
         }
-        let built = library.0.get(id.as_str()).and_then(|loaded| {
-            let built = BedrockAnimation::of(id, loaded.bones.as_ref()?);
-            // A message of the JSON and 2 + 16 + 16 + 4 + 2 + 4 bytes more.
-            let length = built.json.len() + built.name.len() + 44;
-            if length > MAX_TO_CLIENT_BYTES {
-                tracing::warn!(
-                    "{id}: its {CHANNEL} PLAY would be {length} bytes, more than the \
-                     {MAX_TO_CLIENT_BYTES} allowed; channel clients will not get it"
-                );
-                return None;
-            }
-            Some(Arc::new(built))
-        });
+        let built = library
+            .0
+            .get(id.as_str())
+            .and_then(|loaded| BedrockAnimation::within_cap(id, loaded.bones.as_ref()?))
+            .map(Arc::new);
         self.0.insert(id.clone(), built.clone());
         built
     }
@@ -200,6 +215,8 @@ struct ChannelPlay {
     player: Uuid,
     /// The server tick it started at.
     started_at_tick: i64,
+    /// For a controller, the tick its held form was sampled at.
+    held_at_tick: Option<i64>,
     /// The channel clients who have its PLAY.
     sent_to: HashSet<Entity>,
 }
@@ -337,6 +354,7 @@ type Player = (
 fn play_server_emotes(
     library: Res<EmoteLibrary>,
     client_emotes: Res<ClientEmotes>,
+    held_forms: Res<HeldForms>,
     mut animations: ResMut<BedrockAnimations>,
     config: Res<Config>,
     server: Res<Server>,
@@ -354,39 +372,73 @@ fn play_server_emotes(
     let now = server.current_tick();
     let reach = Reach::of(&config);
     for (player, uuid, position, layer, active) in &players {
-        let playing = active
-            .filter(|a| a.is_bone_drawn() && client_emotes.0.get(a.emote().as_str()).is_none())
-            .map(|a| a.current_animation());
-        if plays.0.get(&player).map(|p| &p.id) == playing {
+        let active = active
+            .filter(|a| a.is_bone_drawn() && client_emotes.0.get(a.emote().as_str()).is_none());
+        let playing = active.map(|a| a.current_animation());
+        let controlled = active.filter(|a| a.state.controller.is_some());
+        let held = controlled.and_then(|_| held_forms.of(player));
+        let held_at_tick = held.map(|h| h.sampled_at_tick);
+        let kept = plays.0.get(&player);
+        if kept.map(|p| (&p.id, p.held_at_tick)) == playing.map(|id| (id, held_at_tick)) {
             continue;
         }
-        if let Some(old) = plays.0.remove(&player) {
+        let old = plays.0.remove(&player);
+        let wanted = match (active, controlled) {
+            (Some(active), Some(_)) => held
+                .and_then(|h| Some((h.form.as_ref()?, h.sampled_at_tick)))
+                .and_then(|(form, at)| {
+                    let built = BedrockAnimation::within_cap(active.emote(), form)?;
+                    Some((Arc::new(built), at, active))
+                }),
+            (Some(active), None) => {
+                animations
+                    .get(&library, active.current_animation())
+                    .map(|animation| {
+                        let started = now - animation.ticks_played(active);
+                        (animation, started, active)
+                    })
+            }
+            _ => None,
+        };
+        let play = wanted.map(|(animation, started_at_tick, active)| ChannelPlay {
+            id: active.current_animation().clone(),
+            player: uuid.0,
+            started_at_tick,
+            held_at_tick,
+            animation,
+            sent_to: viewers
+                .iter()
+                .filter(|(_, at, world)| reach.covers((position.0, layer.0), (at.0, world.0)))
+                .map(|(viewer, ..)| viewer)
+                .collect(),
+        });
+        // Those who had the old one get its STOP, unless a PLAY of the
+        // same animation replaces it for them (a controller's new form).
+        if let Some(old) = old {
+            let replaced_for = |viewer: &Entity| {
+                play.as_ref().is_some_and(|p| {
+                    p.animation.uuid == old.animation.uuid && p.sent_to.contains(viewer)
+                })
+            };
             if let Some(bytes) = old.stop() {
-                for viewer in &old.sent_to {
+                for viewer in old.sent_to.iter().filter(|v| !replaced_for(v)) {
                     send(&mut clients, *viewer, &bytes);
                 }
             }
         }
-        let Some((id, animation, active)) = playing
-            .zip(active)
-            .and_then(|(id, active)| Some((id, animations.get(&library, id)?, active)))
-        else {
+        let Some(mut play) = play else {
             continue;
         };
-        let mut play = ChannelPlay {
-            id: id.clone(),
-            player: uuid.0,
-            started_at_tick: now - animation.ticks_played(active),
-            animation,
-            sent_to: HashSet::new(),
-        };
-        if let Some(bytes) = play.play_at(now) {
-            for (viewer, at, world) in &viewers {
-                if reach.covers((position.0, layer.0), (at.0, world.0)) {
-                    send(&mut clients, viewer, &bytes);
-                    play.sent_to.insert(viewer);
+        match play.play_at(now) {
+            Some(bytes) => {
+                let framed = FramedPayload::new(&server, ident!("emoted:animation"), &bytes);
+                for viewer in &play.sent_to {
+                    if let Ok(mut client) = clients.get_mut(*viewer) {
+                        framed.send_to(&mut client);
+                    }
                 }
             }
+            None => play.sent_to.clear(),
         }
         plays.0.insert(player, play);
     }

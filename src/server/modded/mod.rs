@@ -35,7 +35,7 @@
 //!   its current tick; one who leaves reach is forgotten, so coming back
 //!   sends it again (`reach.rs`, checked twice a second).
 //! - **The server's own emotes** reach modded players as bones
-//!   (`stream.rs`), and go into their own wheel as FILE packets after
+//!   (`stream.rs`; a controller as its held form, `held.rs`), and go into their own wheel as FILE packets after
 //!   their CONFIG (`files.rs`).
 //!
 //! - **One form per viewer.** A modded player is a [`BoneViewer`]: the
@@ -56,10 +56,13 @@
 pub mod animation_channel;
 mod draw;
 mod files;
+mod framed;
+mod held;
 mod reach;
 mod stream;
 
 pub use draw::{client_emote_id, DRAW_EVERY_TICKS, MAX_DRAWN_TICKS};
+pub use held::{HeldForm, HeldForms};
 pub use stream::{BoneAnimations, StreamedEmote};
 use valence::custom_payload::CustomPayloadEvent;
 use valence::ident::ident;
@@ -81,6 +84,10 @@ use crate::server::events::{add_shared_events, BoneViewer};
 /// more are dropped.
 pub const MESSAGES_PER_SECOND: u32 = 20;
 
+/// At most one STREAM of the same emote per this many ticks (a solved
+/// head that turned, a controller's blend that moved).
+pub(super) const RESTREAM_MIN_TICKS: i64 = 20;
+
 /// Registers Emotecraft's channel, answers its handshake and relays.
 pub struct EmotecraftPlugin;
 
@@ -91,6 +98,7 @@ impl Plugin for EmotecraftPlugin {
             .init_resource::<Config>()
             .init_resource::<RelayedStreams>()
             .init_resource::<stream::BoneAnimations>()
+            .init_resource::<held::HeldForms>()
             .init_resource::<draw::ClientEmoteInbox>()
             .init_resource::<draw::LastDrawn>()
             .init_resource::<ClientEmotes>()
@@ -100,6 +108,7 @@ impl Plugin for EmotecraftPlugin {
                     announce_the_channel,
                     handle_emotecraft_messages,
                     stream::stop_streams_of_animation_clients,
+                    held::hold_controller_forms,
                     stream::stream_server_emotes,
                     reach::catch_up_in_reach,
                     files::send_emote_files,

@@ -4,6 +4,10 @@
 //! a STREAM with the player's UUID, and a STOP when it ends or is
 //! stopped (a Sequence streams each of its steps in turn).
 //!
+//! A controller streams its held form ([`super::held`]), from its tick 0,
+//! and again each time the form is sampled anew: a STREAM with the same
+//! emote UUID replaces the one playing.
+//!
 //! Only a bone-drawn playback streams (every Animation it plays has a bone
 //! form, [`crate::server::emote`]'s `bone_view`): modded viewers get no
 //! display copies of its body, so they must get the bones.
@@ -38,7 +42,9 @@ use valence::ident::ident;
 use valence::prelude::*;
 
 use super::animation_channel::AnimationChannelClient;
-use super::{kept, EmotecraftClient, Reach, RelayedStreams};
+use super::framed::FramedPayload;
+use super::held::HeldForms;
+use super::{kept, EmotecraftClient, Reach, RelayedStreams, RESTREAM_MIN_TICKS};
 use crate::anim::solve::LookAngles;
 use crate::format::{EmoteFile, EmoteId};
 use crate::modded::emotecraft::animation::BoneAnimation;
@@ -81,14 +87,13 @@ pub struct StreamedEmote {
     pub look: Option<LookAngles>,
     /// The server tick it was streamed at.
     pub at_tick: i64,
+    /// For a controller, the tick its held form was sampled at.
+    pub held_at_tick: Option<i64>,
 }
 
 /// A look that moved this far from the one a STREAM was solved with sends
 /// the emote again, solved with the new look, degrees.
 pub(super) const RESTREAM_LOOK_DEGREES: f32 = 15.0;
-
-/// At most one STREAM of the same emote per this many ticks.
-pub(super) const RESTREAM_MIN_TICKS: i64 = 20;
 
 /// The angle between two looks, the larger of yaw and pitch, degrees.
 fn look_change_degrees(a: Option<LookAngles>, b: Option<LookAngles>) -> f32 {
@@ -155,6 +160,7 @@ pub(super) fn stream_server_emotes(
     mut commands: Commands,
     library: Res<EmoteLibrary>,
     mut animations: ResMut<BoneAnimations>,
+    held_forms: Res<HeldForms>,
     config: Res<Config>,
     server: Res<Server>,
     mut streams: ResMut<RelayedStreams>,
@@ -177,22 +183,32 @@ pub(super) fn stream_server_emotes(
         let active = active
             .filter(|a| a.is_bone_drawn() && client_emotes.0.get(a.emote().as_str()).is_none());
         let playing = active.map(|a| a.state.current_animation());
-        let solved = active.filter(|a| a.state.has_solvers());
+        let controlled = active.filter(|a| a.state.controller.is_some());
+        let held = controlled.and_then(|_| held_forms.of(player));
+        let solved = active.filter(|a| a.state.has_solvers() && controlled.is_none());
         let look = solved.and_then(|a| a.state.live_inputs.initiator.look);
         // The same Animation streams on, unless its solved head turned far
-        // from what was streamed (sent again from the tick it reached).
+        // from what was streamed (sent again from the tick it reached), or
+        // a controller's held form was sampled anew (sent from its start).
         let turned = streamed.is_some_and(|s| {
             solved.is_some()
                 && look_change_degrees(s.look, look) > RESTREAM_LOOK_DEGREES
                 && now - s.at_tick >= RESTREAM_MIN_TICKS
         });
-        if streamed.map(|s| &s.animation) == playing && !turned {
+        let held_at_tick = held.map(|h| h.sampled_at_tick);
+        let reheld = streamed.is_some_and(|s| held.is_some() && s.held_at_tick != held_at_tick);
+        let again = turned || reheld;
+        if streamed.map(|s| &s.animation) == playing && !again {
             continue;
         }
         let wanted = playing.and_then(|id| {
-            let animation = match solved {
-                Some(active) => solved_animation(&library, active),
-                None => animations.get(&library, id),
+            let animation = match (solved, held, controlled) {
+                (Some(active), ..) => solved_animation(&library, active),
+                (_, Some(held), Some(active)) => held.form.as_ref().map(|form| {
+                    Arc::new(bone_animation(form, emote_uuid(active.emote().as_str())))
+                }),
+                (_, None, Some(_)) => None,
+                _ => animations.get(&library, id),
             };
             Some((id, animation?))
         });
@@ -206,7 +222,7 @@ pub(super) fn stream_server_emotes(
         // same, with the player's copy forced (the server ends it).
         let mut to_others = Vec::new();
         let mut to_player = Vec::new();
-        if let Some(old) = streamed.filter(|_| !turned) {
+        if let Some(old) = streamed.filter(|_| !again || wanted.is_none()) {
             if wanted.is_none() {
                 let mut stop = stop_packet(old.uuid, uuid.0);
                 to_others.push(stop.write());
@@ -231,6 +247,7 @@ pub(super) fn stream_server_emotes(
                     uuid: animation.uuid,
                     look,
                     at_tick: now,
+                    held_at_tick,
                 });
             }
             // An emote without a bone form: nothing to do unless one streamed.
@@ -239,13 +256,21 @@ pub(super) fn stream_server_emotes(
                 commands.entity(player).remove::<StreamedEmote>();
             }
         }
-        let mut send = |viewer: Entity, messages: &[Vec<u8>]| {
+        let channel = ident!("emotecraft:emote");
+        let mut send = |viewer: Entity, messages: &[FramedPayload]| {
             if let Ok(mut client) = clients.get_mut(viewer) {
-                for bytes in messages {
-                    client.send_custom_payload(ident!("emotecraft:emote"), bytes);
+                for framed in messages {
+                    framed.send_to(&mut client);
                 }
             }
         };
+        let framed = |messages: Vec<Vec<u8>>| {
+            messages
+                .iter()
+                .map(|bytes| FramedPayload::new(&server, channel, bytes))
+                .collect::<Vec<_>>()
+        };
+        let (to_others, to_player) = (framed(to_others), framed(to_player));
         for viewer in around {
             send(viewer, &to_others);
         }

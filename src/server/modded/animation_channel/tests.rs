@@ -127,6 +127,7 @@ fn a_channel_client_gets_a_play_on_coming_into_reach_and_a_stop_on_leaving() {
             animation: animation(),
             player: alice_uuid,
             started_at_tick: started,
+            held_at_tick: None,
             sent_to: HashSet::new(),
         },
     );
@@ -175,6 +176,7 @@ fn a_hello_while_someone_plays_nearby_gets_the_play_at_once() {
             // Started 30 ticks before the HELLO is read (the server's
             // tick moves on after the update).
             started_at_tick: now - 30,
+            held_at_tick: None,
             sent_to: HashSet::new(),
         },
     );
