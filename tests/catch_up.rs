@@ -268,6 +268,7 @@ fn a_viewer_arriving_mid_stretch_draws_what_the_others_draw() {
         emote: EmoteId::parse("test:slide").expect("an id"),
         bypass: true,
         cooldown_multiplier: 1.0,
+        quiet: false,
     });
     for _ in 0..15 {
         step(&mut app);

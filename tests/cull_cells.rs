@@ -43,6 +43,7 @@ fn cells_are_seen_in_range_and_retired_when_empty() {
         emote: EmoteId::parse("example:guitar").expect("an id"),
         bypass: true,
         cooldown_multiplier: 1.0,
+        quiet: false,
     });
     for _ in 0..3 {
         app.update();

@@ -2,7 +2,7 @@
 //! a player who is not an operator is refused `/emote reload`, `/gamemode`
 //! and `/tp` and a VIP-only emote; the VIP group plays it; an operator
 //! listed in the configuration changes game mode and teleports; spamming
-//! commands gets "Slow down".
+//! commands gets "Slow down", and reconnecting does not refill the bucket.
 
 mod common;
 
@@ -187,5 +187,44 @@ fn permissions_admin_commands_and_rate_limits_with_real_clients() {
         (position.x - 4.5).abs() < 0.01 && (position.z - 1.5).abs() < 0.01,
         "{position:?}"
     );
+    server.assert_log_clean();
+}
+
+/// Slow limits: 5 commands at once, one more every 5 seconds.
+const SLOW_CONFIG: &str = r#"
+[commands]
+rate_per_second = 0.2
+burst = 5
+"#;
+
+#[test]
+fn a_player_who_reconnects_finds_their_command_bucket_as_they_left_it() {
+    let dir = TempDir::new("rate-config");
+    let path = dir.path().join("emoted.toml");
+    fs::write(&path, SLOW_CONFIG).expect("write");
+    let config = path.to_string_lossy().into_owned();
+    let mut server = Server::start_with_args(&["emotes"], &["--config", &config]);
+    let slowed = |run: &common::BotRun| {
+        run.chat()
+            .iter()
+            .filter(|c| c.starts_with("Slow down:"))
+            .count()
+    };
+    let mut first = server.bot("Spammer").wait_spawn();
+    for _ in 0..8 {
+        first = first.chat("/emote list");
+    }
+    let first = first.wait_ms(500).disconnect().run();
+    first.assert_ok();
+    assert!(slowed(&first) >= 3, "{}", first.chat().join("\n"));
+    // Back at once: the bucket is still (nearly) empty. A new one would
+    // let all three through.
+    let mut again = server.bot("Spammer").wait_spawn();
+    for _ in 0..3 {
+        again = again.chat("/emote list");
+    }
+    let again = again.wait_ms(500).disconnect().run();
+    again.assert_ok();
+    assert!(slowed(&again) >= 2, "{}", again.chat().join("\n"));
     server.assert_log_clean();
 }

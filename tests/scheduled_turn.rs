@@ -42,6 +42,7 @@ impl Side {
             emote: EmoteId::parse(emote).expect("an id"),
             bypass: true,
             cooldown_multiplier: 1.0,
+            quiet: false,
         });
     }
 

@@ -117,6 +117,7 @@ fn a_viewer_that_loads_the_pack_mid_playback_gets_the_parts_and_the_others_keep_
         emote: EmoteId::parse("example:bow").expect("an id"),
         bypass: true,
         cooldown_multiplier: 1.0,
+        quiet: false,
     });
     for _ in 0..3 {
         app.update();
@@ -299,6 +300,7 @@ fn a_twin_with_no_wearer_stays_at_scale_0_while_the_players_own_turns() {
         emote: EmoteId::parse("test:partner_head").expect("an id"),
         bypass: true,
         cooldown_multiplier: 1.0,
+        quiet: false,
     });
     let mut seen = Vec::new();
     for _ in 0..30 {

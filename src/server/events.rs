@@ -41,6 +41,10 @@ pub struct PlayEmoteRequest {
     /// Factor for the cooldown this playback starts (permission emote
     /// groups); 1 keeps the emote's own cooldown.
     pub cooldown_multiplier: f32,
+    /// The player did not ask (an idle emote): a refusal is logged at
+    /// debug level, not told in chat, so a start retried every second does
+    /// not fill their chat.
+    pub quiet: bool,
 }
 
 /// Ask to stop a player's emote.

@@ -550,6 +550,7 @@ impl<'a> PlayerPermissions<'a> {
         Ok(PlayEmoteRequest {
             client,
             cooldown_multiplier: self.cooldown_multiplier(emote.as_str()),
+            quiet: false,
             emote,
             bypass: self.bypasses() || !standalone,
         })

@@ -101,6 +101,7 @@ impl Scenario {
             emote: EmoteId::parse(id).expect("an id"),
             bypass: true,
             cooldown_multiplier: 1.0,
+            quiet: false,
         });
     }
 
@@ -561,6 +562,7 @@ fn both_players_of_a_handshake_see_a_two_shot_and_both_get_their_view_back() {
         emote: EmoteId::parse("example:handshake").expect("an id"),
         bypass: true,
         cooldown_multiplier: 1.0,
+        quiet: false,
     });
     let both_fly = |s: &mut Scenario| {
         [alice, bob].iter().all(|p| {

@@ -1,14 +1,19 @@
 //! Per-player rate limits for commands and tab completion (governor's
-//! GCRA token buckets).
+//! GCRA token buckets), keyed by the player's UUID: a player who leaves
+//! and comes back finds their buckets as they left them, so reconnecting
+//! does not refill them. The buckets of a player who is gone are
+//! forgotten once they would be full again (`burst / rate` seconds after
+//! their last use), when keeping them could no longer refuse anything.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::num::NonZeroU32;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::NoOpMiddleware;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
+use uuid::Uuid;
 use valence::prelude::*;
 
 use crate::server::config::CommandsSection;
@@ -37,6 +42,15 @@ impl RateLimit {
             per_second: section.completions_per_second,
             burst: section.completion_burst,
         }
+    }
+
+    /// How long an empty bucket takes to be full again (zero without a
+    /// limit).
+    pub fn refill_time(self) -> Duration {
+        if !self.per_second.is_finite() || self.per_second <= 0.0 {
+            return Duration::ZERO;
+        }
+        Duration::from_secs_f64(f64::from(self.burst.max(1)) / self.per_second)
     }
 
     /// governor's quota; `None` when there is no limit.
@@ -90,20 +104,34 @@ impl<C: Clock + Clone> Bucket<C> {
 pub(super) struct PlayerBuckets {
     pub(super) commands: Bucket,
     pub(super) completions: Bucket,
+    /// When either was last asked for.
+    last_used: Instant,
 }
 
-/// Every online player's command and completion rate limits. A bucket is
-/// made on the player's first request and made again (full) when a reload
-/// changes its limit; it is forgotten when the player leaves.
+impl PlayerBuckets {
+    /// Whether both would be full again at `now`.
+    fn refilled(&self, now: Instant) -> bool {
+        let refill = self
+            .commands
+            .limit()
+            .refill_time()
+            .max(self.completions.limit().refill_time());
+        now.saturating_duration_since(self.last_used) >= refill
+    }
+}
+
+/// Every player's command and completion rate limits, by UUID (module
+/// docs). A bucket is made on the player's first request and made again
+/// (full) when a reload changes its limit.
 #[derive(Resource, Default)]
 pub struct CommandRateLimits {
-    pub(super) players: HashMap<Entity, PlayerBuckets>,
+    pub(super) players: HashMap<Uuid, PlayerBuckets>,
 }
 
 impl CommandRateLimits {
     pub(super) fn buckets(
         &mut self,
-        player: Entity,
+        player: Uuid,
         section: &CommandsSection,
     ) -> &mut PlayerBuckets {
         let commands = RateLimit::commands(section);
@@ -111,7 +139,9 @@ impl CommandRateLimits {
         let buckets = self.players.entry(player).or_insert_with(|| PlayerBuckets {
             commands: Bucket::new(commands, DefaultClock::default()),
             completions: Bucket::new(completions, DefaultClock::default()),
+            last_used: Instant::now(),
         });
+        buckets.last_used = Instant::now();
         if buckets.commands.limit() != commands {
             buckets.commands = Bucket::new(commands, DefaultClock::default());
         }
@@ -120,15 +150,29 @@ impl CommandRateLimits {
         }
         buckets
     }
+
+    /// Forgets the buckets of players not `online` that would be full
+    /// again at `now`.
+    pub(super) fn forget_refilled(&mut self, online: &HashSet<Uuid>, now: Instant) {
+        self.players
+            .retain(|player, buckets| online.contains(player) || !buckets.refilled(now));
+    }
 }
 
+/// How often the buckets of players who left are looked at: once a second.
+const FORGET_EVERY_TICKS: i64 = 20;
+
+/// Forgets the buckets of players who left, once full again (module docs).
 pub(super) fn forget_rate_limits_of_leavers(
-    mut removed: RemovedComponents<Client>,
+    server: Res<Server>,
     mut limits: ResMut<CommandRateLimits>,
+    online: Query<&UniqueId, With<Client>>,
 ) {
-    for entity in removed.iter() {
-        limits.players.remove(&entity);
+    if server.current_tick() % FORGET_EVERY_TICKS != 0 || limits.players.is_empty() {
+        return;
     }
+    let online: HashSet<Uuid> = online.iter().map(|id| id.0).collect();
+    limits.forget_refilled(&online, Instant::now());
 }
 
 /// The "Slow down" message for a player over the command limit.

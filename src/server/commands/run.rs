@@ -127,7 +127,7 @@ pub(super) fn handle_commands(
             facing: Facing::from(look),
         };
 
-        let bucket = &limits.buckets(sender, &config.commands).commands;
+        let bucket = &limits.buckets(uuid, &config.commands).commands;
         let reply = if let Err(wait) = bucket.take() {
             Some(slow_down_message(bucket.limit(), wait).color(Color::RED))
         } else {
@@ -240,6 +240,7 @@ pub(super) fn run_emote(
                         emote,
                         bypass: true,
                         cooldown_multiplier: multiplier,
+                        quiet: false,
                     });
                     Some(format!("Playing {id} on {name}.").color(Color::GRAY))
                 }

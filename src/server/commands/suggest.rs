@@ -80,14 +80,14 @@ pub(super) fn answer_completions(
         let Some(pkt) = packet.decode::<RequestCommandCompletionsC2s>() else {
             continue;
         };
-        let bucket = &limits.buckets(packet.client, &config.commands).completions;
+        let Ok((mut client, username, uuid, op)) = clients.get_mut(packet.client) else {
+            continue;
+        };
+        let bucket = &limits.buckets(uuid.0, &config.commands).completions;
         if bucket.take().is_err() {
             continue;
         }
         let players: Vec<&str> = names.iter().map(|u| u.0.as_str()).collect();
-        let Ok((mut client, username, uuid, op)) = clients.get_mut(packet.client) else {
-            continue;
-        };
         let perms = PlayerPermissions::of_player(&config.permissions, username, uuid, op);
         let (start, matches) = suggest(pkt.text, &library.0, &players, &perms);
         let length = pkt.text.encode_utf16().count().saturating_sub(start);

@@ -357,7 +357,7 @@ fn a_zero_rate_means_no_limit() {
 #[test]
 fn the_configured_limits_are_used_and_replaced_on_reload() {
     let mut limits = CommandRateLimits::default();
-    let player = Entity::from_raw(7);
+    let player = uuid::Uuid::from_u128(7);
     let mut section = CommandsSection {
         burst: 2,
         ..CommandsSection::default()
@@ -372,6 +372,29 @@ fn the_configured_limits_are_used_and_replaced_on_reload() {
     assert!(
         buckets.commands.take().is_ok(),
         "a new limit, a full bucket"
+    );
+}
+
+#[test]
+fn a_leavers_buckets_are_kept_until_they_would_be_full_again() {
+    let mut limits = CommandRateLimits::default();
+    let (gone, here) = (uuid::Uuid::from_u128(1), uuid::Uuid::from_u128(2));
+    // 5 a second, 15 at once: full again 3 s after the last use.
+    let section = CommandsSection::default();
+    for player in [gone, here] {
+        let buckets = limits.buckets(player, &section);
+        while buckets.commands.take().is_ok() {}
+    }
+    let online = std::collections::HashSet::from([here]);
+    let used = std::time::Instant::now();
+    limits.forget_refilled(&online, used + Duration::from_secs(2));
+    // Back within 3 s, the player who left finds the bucket empty.
+    assert!(limits.buckets(gone, &section).commands.take().is_err());
+    limits.forget_refilled(&online, used + Duration::from_secs(60));
+    assert!(!limits.players.contains_key(&gone), "forgotten once full");
+    assert!(
+        limits.players.contains_key(&here),
+        "an online player's kept"
     );
 }
 
@@ -465,4 +488,49 @@ fn the_tree_encodes_with_and_without_admin_commands() {
         sizes.push(buf.len());
     }
     assert!(sizes[0] > 20 && sizes[0] < sizes[1] && sizes[1] < sizes[2]);
+}
+
+#[test]
+fn gamemode_and_tp_declare_their_players_as_vanilla_does() {
+    use valence::protocol::packets::play::command_tree_s2c::{NodeData, Parser};
+    let tree = command_tree(SentCommandTree {
+        gamemode: true,
+        teleport: true,
+    });
+    let child_named = |parent: usize, wanted: &str| {
+        tree.commands[parent]
+            .children
+            .iter()
+            .map(|c| c.0 as usize)
+            .find(|&c| match &tree.commands[c].data {
+                NodeData::Literal { name } | NodeData::Argument { name, .. } => *name == wanted,
+                NodeData::Root => false,
+            })
+            .unwrap_or_else(|| panic!("a node `{wanted}` under {parent}"))
+    };
+    let parser_of = |node: usize| match &tree.commands[node].data {
+        NodeData::Argument { parser, .. } => parser.clone(),
+        other => panic!("an argument, found {other:?}"),
+    };
+    let entity = |parser: Parser| match parser {
+        Parser::Entity {
+            single,
+            only_players,
+        } => Some((single, only_players)),
+        _ => None,
+    };
+    let root = tree.root_index.0 as usize;
+    let mode = child_named(child_named(root, "gamemode"), "gamemode");
+    let players = Some((false, true));
+    assert_eq!(entity(parser_of(child_named(mode, "targets"))), players);
+    let targets = child_named(child_named(root, "tp"), "targets");
+    assert_eq!(entity(parser_of(targets)), players);
+    let destination = entity(parser_of(child_named(targets, "destination")));
+    assert_eq!(destination, Some((true, true)), "one player");
+    // /emote play and stop take a name only.
+    let play = child_named(child_named(child_named(root, "emote"), "play"), "emote");
+    assert!(matches!(
+        parser_of(child_named(play, "player")),
+        Parser::String(_)
+    ));
 }

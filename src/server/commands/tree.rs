@@ -81,13 +81,25 @@ impl TreeBuilder {
 }
 
 pub(super) fn command_tree(admin: SentCommandTree) -> CommandTreeS2c<'static> {
-    let word = || Parser::String(StringArg::SingleWord);
+    // `/gamemode` and `/tp` take players by name or selector
+    // (`@a[distance=..5]`): declared as vanilla declares them, so a vanilla
+    // client colours a selector as valid.
+    let players = || Parser::Entity {
+        single: false,
+        only_players: true,
+    };
+    let one_player = || Parser::Entity {
+        single: true,
+        only_players: true,
+    };
     let mut t = TreeBuilder::default();
     let root = t.add(None, NodeData::Root, false);
 
     let emote = t.literal(root, "emote", true);
     let play = t.literal(emote, "play", false);
     let play_id = t.argument(play, "emote", Parser::ResourceLocation, true);
+    // `/emote play` and `/emote stop` take a player's name only.
+    let word = || Parser::String(StringArg::SingleWord);
     t.argument(play_id, "player", word(), true);
     let stop = t.literal(emote, "stop", true);
     t.argument(stop, "player", word(), true);
@@ -112,14 +124,14 @@ pub(super) fn command_tree(admin: SentCommandTree) -> CommandTreeS2c<'static> {
     if admin.gamemode {
         let gamemode = t.literal(root, "gamemode", false);
         let mode = t.argument(gamemode, "gamemode", Parser::GameMode, false);
-        t.argument(mode, "player", word(), true);
+        t.argument(mode, "targets", players(), true);
     }
     if admin.teleport {
         let tp = t.literal(root, "tp", false);
         t.argument(tp, "location", Parser::Vec3, false);
-        let target = t.argument(tp, "player", word(), true);
+        let target = t.argument(tp, "targets", players(), true);
         t.argument(target, "location", Parser::Vec3, false);
-        t.argument(target, "destination", word(), true);
+        t.argument(target, "destination", one_player(), true);
         t.alias(root, "teleport", tp);
     }
     CommandTreeS2c {

@@ -429,6 +429,7 @@ impl Dispatcher<'_, '_> {
                         emote: emote.clone(),
                         bypass: false,
                         cooldown_multiplier: 1.0,
+                        quiet: false,
                     });
                 }
             }

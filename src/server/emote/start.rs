@@ -34,6 +34,16 @@ pub(super) type StartingPlayers<'w, 's> = Query<
     ),
 >;
 
+/// Tells the player why `request` was refused, in chat, or for a quiet
+/// request (an idle emote) in the log at debug level.
+fn tell_refusal(client: &mut Client, request: &PlayEmoteRequest, refusal: &PlayRefusal) {
+    if request.quiet {
+        tracing::debug!("{}: not started: {refusal}", request.emote);
+    } else {
+        client.send_chat_message(refusal.to_string().color(Color::RED));
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn start_requested_emotes(
     mut requests: EventReader<PlayEmoteRequest>,
@@ -86,7 +96,7 @@ pub(super) fn start_requested_emotes(
         let prepared = match result {
             Ok(p) => p,
             Err(refusal) => {
-                client.send_chat_message(refusal.to_string().color(Color::RED));
+                tell_refusal(&mut client, request, &refusal);
                 continue;
             }
         };
@@ -116,7 +126,7 @@ pub(super) fn start_requested_emotes(
                 active: in_use,
                 max: max_displays,
             };
-            client.send_chat_message(refusal.to_string().color(Color::RED));
+            tell_refusal(&mut client, request, &refusal);
             continue;
         }
         in_use = in_use.saturating_sub(freed) + needed;

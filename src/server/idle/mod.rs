@@ -46,7 +46,9 @@
 //! [`ActiveEmote`] of the requested id means it started; none means the
 //! playback refused it (the display cap, a first-tick Molang failure,
 //! an open two-player offer took the player), and the clock tries again
-//! one second after the attempt. A player who is a two-player partner
+//! one second after the attempt. The player did not ask, so a refusal is
+//! not told in chat (the request is `quiet`: a debug log line), or a full
+//! server would tell an idle player so every second. A player who is a two-player partner
 //! counts as playing their initiator's emote.
 //!
 //! The clock only stops what it started: a command or wheel pick that
@@ -274,6 +276,7 @@ fn run_idle_clocks(
                         emote: emote.clone(),
                         bypass,
                         cooldown_multiplier: perms.cooldown_multiplier(emote.as_str()),
+                        quiet: true,
                     });
                 }
                 watch.clock.attempted(picked, now);

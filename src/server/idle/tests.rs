@@ -11,8 +11,8 @@ use bevy_ecs::event::ManualEventReader;
 use valence::keepalive::KeepaliveSettings;
 use valence::network::NetworkPlugin;
 use valence::prelude::*;
-use valence::protocol::packets::play::{CommandExecutionC2s, LookAndOnGroundC2s};
-use valence::protocol::VarInt;
+use valence::protocol::packets::play::{CommandExecutionC2s, GameMessageS2c, LookAndOnGroundC2s};
+use valence::protocol::{Packet, VarInt};
 use valence::testing::{create_mock_client, MockClientHelper};
 
 use super::*;
@@ -32,6 +32,8 @@ struct Scenario {
     requested: Vec<(i64, EmoteId)>,
     /// Every playback end seen.
     ended: Vec<EmoteEndedEvent>,
+    /// Chat lines the player got, with the server tick.
+    chat: Vec<(i64, String)>,
 }
 
 impl Scenario {
@@ -70,6 +72,7 @@ impl Scenario {
             ends: ManualEventReader::default(),
             requested: Vec::new(),
             ended: Vec::new(),
+            chat: Vec::new(),
         };
         scenario.ticks(2); // the join, and the idle watch
         scenario.confirm_teleports();
@@ -98,7 +101,13 @@ impl Scenario {
             }
             let ends = self.app.world.resource::<Events<EmoteEndedEvent>>();
             self.ended.extend(self.ends.iter(ends).cloned());
-            self.helper.clear_received();
+            for frame in self.helper.collect_received().0 {
+                if frame.id == GameMessageS2c::ID {
+                    if let Ok(line) = frame.decode::<GameMessageS2c>() {
+                        self.chat.push((now, line.chat.to_string()));
+                    }
+                }
+            }
         }
     }
 
@@ -167,6 +176,9 @@ fn a_refused_start_is_retried_a_second_after_each_attempt() {
     for pair in ticks.windows(2) {
         assert_eq!(pair[1] - pair[0], 20, "{ticks:?}");
     }
+    // The player did not ask: the refusals are not told in chat.
+    let told: Vec<&(i64, String)> = s.chat.iter().filter(|(t, _)| *t >= ticks[0]).collect();
+    assert!(told.is_empty(), "{told:?}");
 }
 
 #[test]
@@ -227,6 +239,7 @@ fn an_emote_the_player_plays_is_neither_replaced_nor_stopped() {
         emote: EmoteId::parse("example:guitar").expect("id"),
         bypass: false,
         cooldown_multiplier: 1.0,
+        quiet: false,
     });
     s.ticks(100);
     assert_eq!(s.playing().as_deref(), Some("example:guitar"));

@@ -342,6 +342,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
                 emote: emote.clone(),
                 bypass: true,
                 cooldown_multiplier: 1.0,
+                quiet: false,
             });
             next += 1;
         }

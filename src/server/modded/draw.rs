@@ -173,6 +173,7 @@ pub(super) fn draw_client_emotes(
                             emote: id,
                             bypass: true,
                             cooldown_multiplier: 1.0,
+                            quiet: false,
                         });
                     }
                     Err(why) => tracing::info!(

@@ -192,6 +192,7 @@ fn run_emote(
                 emote,
                 bypass: true,
                 cooldown_multiplier: multiplier,
+                quiet: false,
             });
             format!("Playing {id} on {name}.")
         }
