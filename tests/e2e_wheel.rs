@@ -1,7 +1,8 @@
 //! The emote wheel with real 1.20.1 clients (mineflayer): sneak + F and
 //! `/emote` open it, a click plays what it shows (seen by another player),
-//! a favourite survives a restart, and no inventory trick takes anything
-//! out of it.
+//! a favourite survives a restart, no inventory trick takes anything out
+//! of it, and an open wheel is drawn again when a cooldown ends or an offer
+//! opens nearby.
 //!
 //! The bundled emotes a default player may play, in library order, fill
 //! the first page's ring (slots 4, 15, 25, 33, 40, 29, 19, 11, clockwise
@@ -420,4 +421,86 @@ fn a_favourite_and_the_wheel_order_survive_a_restart() {
     );
     assert_eq!(every.named("Bow").map(|(s, _)| s), Some(15));
     assert!(server.log().contains("players.sqlite3"));
+}
+
+#[test]
+fn an_open_wheel_shows_a_cooldown_end_and_a_new_offer_without_a_click() {
+    // Two emotes on the first page: Handshake (two-player) and Heart (a
+    // 3-second cooldown).
+    let folder = TempDir::new("wheel-refresh-emotes");
+    for name in [
+        "heart.json",
+        "handshake.json",
+        "handshake_offer.json",
+        "handshake_shake.json",
+        "handshake_close.json",
+    ] {
+        std::fs::copy(
+            std::path::Path::new(emotes()).join(name),
+            folder.path().join(name),
+        )
+        .expect("copy");
+    }
+    let server = Server::start_with_args(&[folder.path()], &[]);
+    // Bob offers the handshake beside alice while her wheel is open.
+    let bob = server
+        .bot("bob")
+        .wait_spawn()
+        .wait_ms(3_000)
+        .chat("/emote play example:handshake")
+        .wait_ms(3_000)
+        .disconnect()
+        .spawn();
+    let alice = server
+        .bot("alice")
+        .wait_spawn()
+        .chat("/emote play example:heart")
+        .wait_ms(300)
+        .chat("/emote")
+        .wait_for(
+            json!({"event": "window_open", "window_id": WHEEL_WINDOW}),
+            1,
+            3_000,
+        )
+        .wait_ms(5_000) // no click from here on
+        .disconnect()
+        .run();
+    let bob = bob.wait();
+    alice.assert_ok();
+    bob.assert_ok();
+
+    let lore_of = |items: &WindowItems, name: &str| -> String {
+        items
+            .named(name)
+            .map(|(_, stack)| stack.lore_text())
+            .unwrap_or_else(|| panic!("{name} on the page"))
+    };
+    let drawn = alice.window_items(WHEEL_WINDOW);
+    assert!(drawn.len() >= 2, "{}", alice.describe());
+    // Opened with Heart cooling down and no offer.
+    assert!(lore_of(drawn[0], "Heart").contains("Cooldown"));
+    assert!(!lore_of(drawn[0], "Handshake").contains("bob"));
+    // Then, with no click: Heart's cooldown ends, and bob's offer shows
+    // (both about 3 seconds in: one redraw may show both).
+    let later = &drawn[1..];
+    assert!(
+        later
+            .iter()
+            .any(|items| !lore_of(items, "Heart").contains("Cooldown")),
+        "the cooldown's end is drawn"
+    );
+    assert!(
+        later
+            .iter()
+            .any(|items| lore_of(items, "Handshake").contains("bob")),
+        "bob's offer is drawn: {:?}",
+        later
+            .iter()
+            .map(|items| lore_of(items, "Handshake"))
+            .collect::<Vec<_>>()
+    );
+    // Nothing else was sent: each redraw is one of those changes (the
+    // cooldown ending, the offer opening and, after bob's 3 seconds, maybe
+    // closing).
+    assert!(drawn.len() <= 4, "{} windows", drawn.len());
 }

@@ -6,8 +6,9 @@
 //!
 //! - **One pack at a time.** A [`ServedPack`] is the pack file's bytes and
 //!   their SHA-1. [`current_pack`] makes it from the emote library, once the
-//!   first tick runs and again whenever a reload changed the library; a pack
-//!   with a new SHA-1 replaces the old one at once. A [`ServedPackOverride`]
+//!   first tick runs and again whenever a reload changed the library (off
+//!   the tick, [`build`]); a pack with a new SHA-1 replaces the old one as
+//!   soon as it is built. A [`ServedPackOverride`]
 //!   resource, when present, is served instead (`emoted loadtest
 //!   --pack-bytes` serves a pack of a chosen size that way).
 //! - **The admin's own pack** (`resource_pack.merge`) is merged in by
@@ -16,8 +17,10 @@
 //!   changed pack or a changed `merge`, and the file watcher also watches
 //!   the path configured at start-up. The paths both packs had are logged
 //!   at warn level, one line each, whenever a new pack is served; one that
-//!   cannot be read is an error in the log and emoted's pack is served
-//!   alone. [`PackMergeReport`] keeps what the last build met.
+//!   cannot be read is an error in the log, and the admin pack last read
+//!   from the same path stays merged (emoted's pack is served alone only
+//!   when none was read from there before). [`PackMergeReport`] keeps what
+//!   the last build met.
 //! - **Served by emoted** ([`http`]): hyper's HTTP/1 server answers
 //!   `GET /pack/<sha1>.zip` for the current pack and 404 for anything else,
 //!   an older pack's path included. The SHA-1 is in the path because a
@@ -66,6 +69,7 @@
 //! server shares the game's ([`NetworkRuntime`], or the handle the host
 //! gave valence).
 
+pub mod build;
 pub mod http;
 pub mod pack;
 pub mod status;
@@ -85,8 +89,9 @@ use valence::protocol::packets::play::DisconnectS2c;
 use valence::protocol::WritePacket;
 use valence::resource_pack::ResourcePackStatusEvent;
 
+pub use self::build::PackBuilder;
 use self::http::PackSlot;
-pub use self::pack::{current_pack, PackBuild, ServedPack};
+pub use self::pack::{current_pack, current_pack_keeping, PackBuild, ServedPack};
 pub use self::status::PackStatus;
 use self::status::{reply, Reply, LOADED_LINE};
 use crate::pack::ids::SliceTable;
@@ -115,6 +120,7 @@ impl Plugin for ResourcePackPlugin {
             return;
         };
         app.insert_resource(PackRuntime(runtime))
+            .init_resource::<PackBuilder>()
             .add_systems(PostStartup, start_pack_server)
             .add_systems(
                 Update,
@@ -282,37 +288,56 @@ fn offer(
 /// Builds the pack (or takes the [`ServedPackOverride`]) when there is none
 /// yet or the library, the configuration or the override changed; a new
 /// SHA-1 is served at once and offered again to the players online who did
-/// not decline.
+/// not decline. The first pack is built in the tick; later ones off it
+/// ([`build`]), applied on the tick they are ready.
+#[allow(clippy::too_many_arguments)]
 fn refresh_pack(
     mut commands: Commands,
     server: Option<Res<PackServer>>,
     library: Res<EmoteLibrary>,
     overridden: Option<Res<ServedPackOverride>>,
     config: Res<Config>,
+    mut builder: ResMut<PackBuilder>,
     mut players: Query<(&mut Client, &Username, &mut PackStatus, &mut PackOffer)>,
 ) {
     let Some(server) = server else {
         return;
     };
-    // Most ticks: nothing changed and a pack is served; no copy is taken.
     let changed = library.is_changed()
         || config.is_changed()
         || overridden.as_ref().is_some_and(|o| o.is_changed());
-    if !changed && server.slot.is_set() {
-        return;
-    }
     let served = server.slot.current();
-    let merge = config.resource_pack.merge_path();
-    let built = match &overridden {
+    let merge = config.resource_pack.merge_path().map(PathBuf::from);
+    let (built, merged) = match &overridden {
+        // Most ticks: nothing changed and a pack is served; no copy is taken.
+        _ if !changed && served.is_some() && !builder.is_building() => return,
         // The override's bytes are served; the displays still number their
         // slices by the library's table.
-        Some(overridden) => Ok(PackBuild {
-            pack: overridden.0.clone(),
-            table: SliceTable::new(library_slices(&library.0)),
-            conflicts: Vec::new(),
-            merge_error: None,
-        }),
-        None => current_pack(&library.0, merge),
+        Some(overridden) => (
+            Ok(PackBuild {
+                pack: overridden.0.clone(),
+                table: SliceTable::new(library_slices(&library.0)),
+                conflicts: Vec::new(),
+                merge_error: None,
+            }),
+            None,
+        ),
+        None if served.is_none() => builder.build_now(&library.0, merge),
+        None => {
+            if changed {
+                builder.start(library.0.clone(), merge);
+            }
+            match builder.finished() {
+                Some(finished) => {
+                    if builder.take_again() {
+                        let merge = config.resource_pack.merge_path().map(PathBuf::from);
+                        builder.start(library.0.clone(), merge);
+                    }
+                    finished
+                }
+                None => return,
+            }
+        }
     };
     let built = match built {
         Ok(built) => built,
@@ -324,11 +349,12 @@ fn refresh_pack(
     };
     if overridden.is_none() {
         commands.insert_resource(PackMergeReport {
-            source: merge.map(PathBuf::from),
+            source: merged.clone(),
             conflicts: built.conflicts.clone(),
             error: built.merge_error.clone(),
         });
     }
+    let merge = merged;
     let PackBuild {
         pack,
         table,

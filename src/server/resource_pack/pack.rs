@@ -65,8 +65,9 @@ pub struct PackBuild {
     /// The paths both packs had and who won each (empty without an admin
     /// pack, or when it could not be read).
     pub conflicts: Vec<MergeConflict>,
-    /// Why the admin's pack was left out, when it could not be read: then
-    /// emoted's pack is served alone.
+    /// Why the admin's pack could not be read: then emoted's pack is served
+    /// alone, or with the admin's pack as it was last read
+    /// ([`current_pack_keeping`]).
     pub merge_error: Option<String>,
 }
 
@@ -83,30 +84,60 @@ pub struct PackBuild {
 /// never no pack at all. The build is deterministic, so the same emotes and
 /// the same admin pack give the same URL.
 pub fn current_pack(library: &Library, merge: Option<&Path>) -> Result<PackBuild, PackError> {
+    current_pack_keeping(library, merge, None).0
+}
+
+/// [`current_pack`], keeping a good admin pack through a bad edit: when the
+/// admin's pack at `merge` cannot be read now and `last_good` was read from
+/// the same path before, `last_good` is merged instead (the error is still
+/// logged and in [`PackBuild::merge_error`]), so players are not offered a
+/// pack without the admin's files because of a half-written zip. Also
+/// returns the admin pack merged (or meant to be, when the build failed),
+/// to pass as `last_good` next time.
+pub fn current_pack_keeping(
+    library: &Library,
+    merge: Option<&Path>,
+    last_good: Option<AdminPack>,
+) -> (Result<PackBuild, PackError>, Option<AdminPack>) {
     let mut merge_error = None;
     let admin = merge.and_then(
         |path| match AdminPack::read(path, &MergeLimits::default()) {
             Ok(admin) => Some(admin),
             Err(e) => {
-                tracing::error!("resource pack: {e}. Serving emoted's pack without it");
                 merge_error = Some(e.to_string());
-                None
+                match last_good.filter(|kept| kept.source() == path) {
+                    Some(kept) => {
+                        tracing::error!(
+                            "resource pack: {e}. Keeping the admin pack read from there before"
+                        );
+                        Some(kept)
+                    }
+                    None => {
+                        tracing::error!("resource pack: {e}. Serving emoted's pack without it");
+                        None
+                    }
+                }
             }
         },
     );
-    let built = ResourcePack::build_for_library(library, admin)?;
+    let merged = admin.clone();
+    let built = match ResourcePack::build_for_library(library, admin) {
+        Ok(built) => built,
+        Err(e) => return (Err(e), merged),
+    };
     for warning in built.table.left_out_warnings() {
         tracing::warn!("resource pack: {warning}");
     }
     for collision in &built.collisions {
         tracing::error!("resource pack: {collision}");
     }
-    Ok(PackBuild {
+    let build = PackBuild {
         pack: ServedPack::new(built.built.zip_bytes),
         table: built.table,
         conflicts: built.conflicts,
         merge_error,
-    })
+    };
+    (Ok(build), merged)
 }
 
 #[cfg(test)]

@@ -85,6 +85,26 @@ impl Scenario {
         }
     }
 
+    /// A reload: the configuration changes, and ticks run until the pack
+    /// built off the tick is served.
+    fn reload(&mut self) {
+        self.app.world.resource_mut::<Config>().set_changed();
+        self.app.update();
+        self.wait_for_the_build();
+    }
+
+    /// Runs ticks until no pack build runs (what it made is served then).
+    fn wait_for_the_build(&mut self) {
+        for _ in 0..2000 {
+            if !self.app.world.resource::<PackBuilder>().is_building() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+            self.app.update();
+        }
+        panic!("the rebuild did not end in 10 s");
+    }
+
     fn answer(&mut self, status: ResourcePackStatusC2s) {
         self.helper.send(&status);
         self.app.update();
@@ -122,7 +142,8 @@ impl Scenario {
         (offers == 1).then(|| frames.first::<ResourcePackSendS2c>().hash.to_owned())
     }
 
-    /// Puts the bundled emotes in the library and runs a tick (a reload).
+    /// Puts the bundled emotes in the library and runs ticks until the
+    /// pack is rebuilt (a reload).
     fn load_bundled_emotes(&mut self) {
         let bundled = [PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
@@ -130,6 +151,7 @@ impl Scenario {
         ))];
         self.app.world.resource_mut::<EmoteLibrary>().0 = Library::load(&bundled).library;
         self.app.update();
+        self.wait_for_the_build();
     }
 
     /// True while the client's entity is there (not yet disconnected).
@@ -494,23 +516,30 @@ fn the_admins_pack_is_served_inside_ours_and_read_again_on_reload() {
     // A changed admin pack is read by the next reload (which changes the
     // configuration) and offered again.
     write_admin_zip(&admin, &[("pack.mcmeta", MCMETA), (TEXTURE, b"stone 2")]);
-    s.app.world.resource_mut::<Config>().set_changed();
-    s.app.update();
+    s.reload();
     let second = s.server().current().expect("rebuilt");
     assert_ne!(second.sha1_hex(), first.sha1_hex());
     assert_eq!(s.offered_since().as_deref(), Some(second.sha1_hex()));
     assert_eq!(zip_entry(second.bytes(), TEXTURE), "stone 2");
 
-    // One that cannot be read: emoted's pack alone, and the error kept.
+    // One that cannot be read now (a half-copied zip): the error is kept,
+    // and the pack read before stays merged; nothing new is offered.
     std::fs::write(&admin, b"not a zip").expect("write");
-    s.app.world.resource_mut::<Config>().set_changed();
-    s.app.update();
+    s.reload();
     let report = s.app.world.resource::<PackMergeReport>().clone();
     let error = report.error.expect("an error");
     assert!(
         error.contains("admin.zip") && error.contains("not a zip"),
         "{error}"
     );
+    assert_eq!(s.server().current(), Some(second.clone()), "the last good");
+    assert_eq!(s.offered_since(), None);
+
+    // A newly configured path that cannot be read: emoted's pack alone.
+    let other = dir.join("other.zip");
+    std::fs::write(&other, b"not a zip either").expect("write");
+    s.app.world.resource_mut::<Config>().resource_pack.merge = other;
+    s.reload();
     let alone = current_pack(&s.app.world.resource::<EmoteLibrary>().0, None)
         .expect("builds")
         .pack;

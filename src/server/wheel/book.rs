@@ -89,6 +89,19 @@ pub struct ShownEmote {
     pub offered_by: Option<String>,
 }
 
+/// Who offers emote `id` nearby, for a two-player Sequence (`offers` as in
+/// [`super::open::Viewer`]).
+pub(super) fn offered_by(
+    kind: EmoteKind,
+    id: &EmoteId,
+    offers: &[(EmoteId, String)],
+) -> Option<String> {
+    (kind == EmoteKind::TwoPlayer)
+        .then(|| offers.iter().find(|(offered, _)| offered == id))
+        .flatten()
+        .map(|(_, by)| by.clone())
+}
+
 /// Which pages a page belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PageKind {
@@ -213,6 +226,28 @@ impl WheelBook {
     /// Shows the camera switch, on or off (`None`: hides it).
     pub fn set_camera(&mut self, camera: Option<bool>) {
         self.camera = camera;
+    }
+
+    /// Brings each emote's cooldown and nearby offer up to date
+    /// (`cooldown_ticks` and `offers` as in [`super::open::Viewer`]);
+    /// true when a page would look different: a cooldown started or ended,
+    /// or an offer opened, closed or changed hands. A cooldown that only
+    /// ran on is updated without counting.
+    pub fn refresh_facts(
+        &mut self,
+        cooldown_ticks: &dyn Fn(&EmoteId) -> u64,
+        offers: &[(EmoteId, String)],
+    ) -> bool {
+        let mut changed = false;
+        for emote in &mut self.emotes {
+            let cooldown = cooldown_ticks(&emote.id);
+            changed |= (cooldown > 0) != (emote.cooldown_ticks > 0);
+            emote.cooldown_ticks = cooldown;
+            let offered = offered_by(emote.kind, &emote.id, offers);
+            changed |= offered != emote.offered_by;
+            emote.offered_by = offered;
+        }
+        changed
     }
 
     /// The shown emotes, in library order.
@@ -451,5 +486,31 @@ pub(crate) mod tests {
         assert_eq!(ids(&book, 0), ["t:e03", "t:e00"]);
         assert_eq!(&ids(&book, 1)[..4], ["t:e03", "t:e01", "t:e02", "t:e00"]);
         assert!(!book.swap_on_page(0, 0, 5), "no emote in ring position 6");
+    }
+
+    #[test]
+    fn facts_count_as_changed_when_a_cooldown_starts_or_ends_or_an_offer_moves() {
+        let mut duo = shown("t:duo", false);
+        duo.kind = EmoteKind::TwoPlayer;
+        let mut book = WheelBook::new(vec![shown("t:wave", false), duo], &[]);
+        let wave = EmoteId::parse("t:wave").expect("an id");
+        let duo = EmoteId::parse("t:duo").expect("an id");
+        let cooling = |left: u64| {
+            let wave = wave.clone();
+            move |id: &EmoteId| if *id == wave { left } else { 0 }
+        };
+        assert!(!book.refresh_facts(&cooling(0), &[]), "nothing new");
+        assert!(book.refresh_facts(&cooling(40), &[]), "a cooldown starts");
+        assert!(!book.refresh_facts(&cooling(20), &[]), "it only runs on");
+        assert_eq!(book.emotes()[0].cooldown_ticks, 20);
+        assert!(book.refresh_facts(&cooling(0), &[]), "and ends");
+        let offer = [(duo.clone(), "bob".to_owned())];
+        assert!(book.refresh_facts(&cooling(0), &offer), "an offer opens");
+        assert_eq!(book.emotes()[1].offered_by.as_deref(), Some("bob"));
+        assert!(!book.refresh_facts(&cooling(0), &offer));
+        // An offer of an emote that is not two-player shows nothing.
+        let not_duo = [(EmoteId::parse("t:wave").expect("an id"), "eve".to_owned())];
+        assert!(book.refresh_facts(&cooling(0), &not_duo), "bob's closed");
+        assert_eq!(book.emotes()[0].offered_by, None);
     }
 }

@@ -19,6 +19,10 @@
 //! - **Clicks** ([`input`]): left plays and closes, right toggles a
 //!   favourite (stored at once), number keys reorder; the window is sent
 //!   again after every click, so nothing ever leaves it ([`window`]).
+//! - **Kept current.** An open wheel is drawn again, on its page, when one
+//!   of the player's cooldowns starts or ends or a two-player offer near
+//!   them opens or closes ([`open::refresh_open_wheels`], four times a
+//!   second); a cooldown's seconds are not counted down on screen.
 //!
 //! The window is built from raw packets under a window id valence does not
 //! use, because valence's own inventories apply a client's clicks before
@@ -54,6 +58,11 @@ impl Plugin for EmoteWheelPlugin {
                     .chain()
                     .before(EmotePlaybackSet),
             )
-            .add_systems(Update, open::open_requested_wheels.after(EmotePlaybackSet));
+            .add_systems(
+                Update,
+                (open::open_requested_wheels, open::refresh_open_wheels)
+                    .chain()
+                    .after(EmotePlaybackSet),
+            );
     }
 }

@@ -4,7 +4,7 @@
 use valence::op_level::OpLevel;
 use valence::prelude::*;
 
-use super::book::{EmoteKind, PageKind, ShownEmote, WheelBook};
+use super::book::{offered_by, EmoteKind, PageKind, ShownEmote, WheelBook};
 use super::icons::IconCache;
 use super::window::WheelWindow;
 use crate::format::{EmoteFile, EmoteId};
@@ -44,14 +44,7 @@ pub fn shown_emotes(library: &Library, viewer: &Viewer) -> Vec<ShownEmote> {
                 EmoteFile::Sequence(_) => EmoteKind::Sequence,
                 EmoteFile::Controller(_) => EmoteKind::Controller,
             };
-            let offered_by = match kind {
-                EmoteKind::TwoPlayer => viewer
-                    .offers
-                    .iter()
-                    .find(|(offered, _)| offered == id)
-                    .map(|(_, by)| by.clone()),
-                _ => None,
-            };
+            let offered_by = offered_by(kind, id, viewer.offers);
             ShownEmote {
                 id: id.clone(),
                 name: meta.name.clone(),
@@ -97,6 +90,73 @@ type Offers<'w, 's> = Query<
         &'static Username,
     ),
 >;
+
+/// The open two-player offers a player at `position` in `layer` is
+/// shown, by emote and offerer (their own left out).
+fn nearby_offers(
+    offers: &Offers,
+    player: Entity,
+    position: DVec3,
+    layer: Entity,
+) -> Vec<(EmoteId, String)> {
+    offers
+        .iter()
+        .filter(|(offerer, playback, p, l, _)| {
+            *offerer != player
+                && l.0 == layer
+                && p.0.distance(position) <= OFFER_ANNOUNCE_BLOCKS
+                && playback.duo.as_ref().is_some_and(|d| d.is_open())
+        })
+        .map(|(_, playback, .., by)| (playback.emote().clone(), by.0.clone()))
+        .collect()
+}
+
+/// How often open wheels are checked for a cooldown that ended or an
+/// offer that opened: four times a second.
+pub const REFRESH_EVERY_TICKS: i64 = 5;
+
+/// The open wheels, to refresh.
+type OpenWheels<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static mut Client,
+        &'static UniqueId,
+        &'static Inventory,
+        &'static CursorItem,
+        &'static Position,
+        &'static VisibleChunkLayer,
+        &'static mut WheelWindow,
+    ),
+>;
+
+/// Draws an open wheel again, on the page it shows, when a cooldown of
+/// the player's started or ended or a two-player offer near them opened
+/// or closed (checked every [`REFRESH_EVERY_TICKS`]), so a player who
+/// keeps the wheel open sees an emote become playable, or "Join" appear,
+/// without clicking.
+pub(super) fn refresh_open_wheels(
+    server: Res<Server>,
+    cooldowns: Res<EmoteCooldowns>,
+    mut icons: ResMut<IconCache>,
+    mut wheels: OpenWheels,
+    offers: Offers,
+) {
+    let now_tick = server.current_tick();
+    if now_tick % REFRESH_EVERY_TICKS != 0 || wheels.is_empty() {
+        return;
+    }
+    let now = u64::try_from(now_tick).unwrap_or(0);
+    for (player, mut client, uuid, inventory, cursor, position, layer, mut window) in &mut wheels {
+        let nearby = nearby_offers(&offers, player, position.0, layer.0);
+        let cooldown_ticks = |id: &EmoteId| cooldowns.0.remaining_ticks(&uuid.0, id, now);
+        if window.book.refresh_facts(&cooldown_ticks, &nearby) {
+            window.redraw(&mut icons);
+            window.resync(&mut client, inventory, cursor);
+        }
+    }
+}
 
 /// Wheels opened at most in one tick. Opening one is about 50 µs (most of
 /// it compressing its contents for the connection), so a crowd asking in
@@ -172,16 +232,7 @@ pub(super) fn open_requested_wheels(
             },
             op.map_or(0, |o| o.get()),
         );
-        let nearby: Vec<(EmoteId, String)> = offers
-            .iter()
-            .filter(|(offerer, playback, p, l, _)| {
-                *offerer != request.client
-                    && l.0 == layer.0
-                    && p.0.distance(position.0) <= OFFER_ANNOUNCE_BLOCKS
-                    && playback.duo.as_ref().is_some_and(|d| d.is_open())
-            })
-            .map(|(_, playback, .., by)| (playback.emote().clone(), by.0.clone()))
-            .collect();
+        let nearby = nearby_offers(&offers, request.client, position.0, layer.0);
         let choices = choices.unwrap_or(&no_choices);
         let player = uuid.0;
         let cooldown_ticks = |id: &EmoteId| cooldowns.0.remaining_ticks(&player, id, now);
