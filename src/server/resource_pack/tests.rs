@@ -546,3 +546,54 @@ fn the_admins_pack_is_served_inside_ours_and_read_again_on_reload() {
     assert_eq!(s.server().current(), Some(alone));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_rebuild_runs_off_the_tick_and_the_old_pack_is_served_meanwhile() {
+    const MCMETA: &[u8] = br#"{"pack":{"pack_format":15,"description":"Big"}}"#;
+    let dir = std::env::temp_dir().join(format!("emoted-pack-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let admin = dir.join("big.zip");
+    // 16 MiB that do not compress (xorshift): reading and deflating them
+    // again takes the build far longer than a tick's few microseconds.
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    let noise: Vec<u8> = (0..16 << 20)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    write_admin_zip(
+        &admin,
+        &[
+            ("pack.mcmeta", MCMETA),
+            ("assets/minecraft/textures/noise.png", &noise),
+        ],
+    );
+    let mut config = Scenario::config();
+    config.resource_pack.merge = admin;
+    let mut s = Scenario::start(config, None);
+    let first = s
+        .server()
+        .current()
+        .expect("built at start-up, in the tick");
+    s.offered_since();
+
+    s.app.world.resource_mut::<Config>().set_changed();
+    s.app.update();
+    assert!(
+        s.app.world.resource::<PackBuilder>().is_building(),
+        "the tick returned while the pack builds"
+    );
+    assert_eq!(
+        s.server().current(),
+        Some(first.clone()),
+        "the old one meanwhile"
+    );
+    s.wait_for_the_build();
+    // The same emotes and the same admin pack: the same pack, not offered again.
+    assert_eq!(s.server().current(), Some(first));
+    assert_eq!(s.offered_since(), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}
