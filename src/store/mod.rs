@@ -365,5 +365,28 @@ fn unix_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// Test only: SQLite's own switches for a store that can no longer be
+/// written, as on a read-only or full disk.
+#[cfg(test)]
+impl PlayerStore {
+    /// Every write from now on fails as on a read-only disk
+    /// (`SQLITE_READONLY`).
+    pub(crate) fn refuse_writes_for_test(&self) {
+        let _ = self.connection.execute_batch("PRAGMA query_only = ON;");
+    }
+
+    /// The file may not grow past the pages it has: a write that needs a
+    /// new page fails as on a full disk (`SQLITE_FULL`).
+    pub(crate) fn fill_disk_for_test(&self) {
+        let pages: i64 = self
+            .connection
+            .query_row("PRAGMA page_count", [], |row| row.get(0))
+            .unwrap_or(1);
+        let _ = self
+            .connection
+            .execute_batch(&format!("PRAGMA max_page_count = {pages};"));
+    }
+}
+
 #[cfg(test)]
 mod tests;

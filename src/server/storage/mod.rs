@@ -313,4 +313,58 @@ mod tests {
         assert!(choices.toggle_favourite(Uuid::nil(), &id("example:wave"), &store));
         assert_eq!(choices.favourites, ["example:wave"]);
     }
+
+    /// A store on a disk that became read-only, or full: each write that
+    /// fails is a warning, the player's choices are kept in memory, what
+    /// the file holds is still read, and other players' choices go on.
+    #[test]
+    fn a_read_only_or_full_disk_keeps_choices_in_memory() {
+        for full in [false, true] {
+            let folder = std::env::temp_dir().join(format!(
+                "emoted-storage-{}-{}",
+                std::process::id(),
+                if full { "full" } else { "read-only" }
+            ));
+            let _ = std::fs::remove_dir_all(&folder);
+            let (alice, bob) = (Uuid::from_u128(1), Uuid::from_u128(2));
+            let store = PlayerStoreResource::new(PlayerStore::open(&folder).expect("open").store);
+            let mut kept = PlayerChoices::default();
+            assert!(kept.toggle_favourite(alice, &id("example:wave"), &store));
+            let file = {
+                let guard = store.0.as_ref().expect("open").lock().expect("lock");
+                if full {
+                    guard.fill_disk_for_test();
+                } else {
+                    guard.refuse_writes_for_test();
+                }
+                guard.file().to_path_buf()
+            };
+            // Enough new rows to need new pages on the full disk.
+            let mut choices = PlayerChoices::default();
+            let ids: Vec<EmoteId> = (0..400)
+                .map(|i| id(&format!("example:many_{i:03}")))
+                .collect();
+            for emote in &ids {
+                assert!(choices.toggle_favourite(alice, emote, &store));
+            }
+            choices.set_on(alice, OnOffChoice::Camera, false, &store);
+            let mut bobs = PlayerChoices::default();
+            assert!(bobs.toggle_favourite(bob, &id("example:bow"), &store));
+            // In memory, every choice holds.
+            assert_eq!(choices.favourites.len(), 400);
+            assert!(choices.camera_off && bobs.is_favourite(&id("example:bow")));
+            // The file still reads, and holds what came before the trouble.
+            let read = store
+                .with_store("read", |s| s.favourites(alice))
+                .expect("reads");
+            assert_eq!(read.first().map(String::as_str), Some("example:wave"));
+            assert!(read.len() < 401, "some writes failed: {}", read.len());
+            if !full {
+                assert_eq!(read.len(), 1, "a read-only file takes nothing");
+            }
+            drop(store);
+            assert!(file.exists());
+            let _ = std::fs::remove_dir_all(&folder);
+        }
+    }
 }
