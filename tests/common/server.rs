@@ -183,6 +183,11 @@ impl Server {
         None
     }
 
+    /// The server process's id (for its memory in `/proc`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// `127.0.0.1:PORT`.
     pub fn address(&self) -> String {
         format!("127.0.0.1:{}", self.port)
