@@ -195,7 +195,7 @@ fn pair(server: &Server, wave: usize, spot: usize) -> [Plan; 2] {
         .look(0.0, 0.0)
         .wait_ms(4_000)
         .chat("/emote play example:handshake")
-        .wait_ms(if wave % 2 == 0 { 2_500 } else { 12_000 })
+        .wait_ms(if wave.is_multiple_of(2) { 2_500 } else { 12_000 })
         .disconnect();
     let partner = server
         .bot(&format!("p{wave}_{spot}"))
@@ -205,7 +205,7 @@ fn pair(server: &Server, wave: usize, spot: usize) -> [Plan; 2] {
         .look(180.0, 0.0)
         .wait_ms(5_000)
         .chat("/emote play example:handshake")
-        .wait_ms(if wave % 2 == 0 { 10_000 } else { 1_500 })
+        .wait_ms(if wave.is_multiple_of(2) { 10_000 } else { 1_500 })
         .disconnect();
     [offerer, partner]
 }
