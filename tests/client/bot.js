@@ -87,6 +87,7 @@ function readPlan () {
     timeout_ms: plan.timeout_ms || 30000,
     record_packets: plan.record_packets || [],
     count_bytes: plan.count_bytes === true,
+    quiet: plan.quiet === true,
     forwarding: plan.forwarding || null,
     resource_pack: resourcePack,
     steps: plan.steps || []
@@ -254,8 +255,16 @@ function useRegistry (r) {
   Block = require('prismarine-block')(r)
 }
 
+// With "quiet": true, the entity, block, window and plugin-message events
+// are not printed (steps still wait for them): a crowd of bots in a long
+// run prints only what it says, hears and how it ends.
+const NOISY_EVENTS = new Set([
+  'spawn_entity', 'entity_metadata', 'entity_move', 'entity_destroy',
+  'entity_head_rotation', 'set_passengers', 'plugin_message', 'block',
+  'window_open', 'window_items', 'window_slot', 'window_close', 'packet'
+])
 function record (event, fields) {
-  emit(event, fields)
+  if (!(plan && plan.quiet && NOISY_EVENTS.has(event))) emit(event, fields)
   const ev = { event, ...fields }
   for (const l of [...listeners]) l(ev)
 }

@@ -79,6 +79,13 @@ impl Plan {
         self
     }
 
+    /// Prints no entity, block, window or plugin-message events (steps
+    /// still wait for them): for crowds of bots in long runs.
+    pub fn quiet(mut self) -> Plan {
+        self.json["quiet"] = json!(true);
+        self
+    }
+
     pub fn wait_spawn(self) -> Plan {
         self.step(json!({"wait_spawn": true}))
     }
