@@ -273,6 +273,11 @@ pub struct RunningBot {
 }
 
 impl RunningBot {
+    /// Whether the bot.js process still runs.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
     /// Waits for the bot to finish (killing it after the plan's timeout
     /// plus 15 s) and parses its events.
     pub fn wait(mut self) -> BotRun {
