@@ -291,7 +291,12 @@ fn a_crowd_soaks_through_faults_and_gives_everything_back() {
         let size = (clients / 3).max(4);
         let running: usize = waves
             .iter_mut()
-            .map(|(_, bots)| bots.iter_mut().filter(|b| b.is_running()).count())
+            .map(|(_, bots)| {
+                bots.iter_mut()
+                    .map(|b| b.is_running())
+                    .filter(|running| *running)
+                    .count()
+            })
             .sum();
         if now >= next_wave && started.elapsed() + WAVE < total && running + size <= clients {
             let mut bots = Vec::new();
