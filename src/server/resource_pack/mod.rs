@@ -306,11 +306,14 @@ fn refresh_pack(
     let changed = library.is_changed()
         || config.is_changed()
         || overridden.as_ref().is_some_and(|o| o.is_changed());
+    // Most ticks: nothing changed, a pack is served and none is building;
+    // nothing is copied or read.
+    if !changed && server.slot.is_set() && !builder.is_building() {
+        return;
+    }
     let served = server.slot.current();
-    let merge = config.resource_pack.merge_path().map(PathBuf::from);
+    let merge_path = || config.resource_pack.merge_path().map(PathBuf::from);
     let (built, merged) = match &overridden {
-        // Most ticks: nothing changed and a pack is served; no copy is taken.
-        _ if !changed && served.is_some() && !builder.is_building() => return,
         // The override's bytes are served; the displays still number their
         // slices by the library's table.
         Some(overridden) => (
@@ -322,16 +325,15 @@ fn refresh_pack(
             }),
             None,
         ),
-        None if served.is_none() => builder.build_now(&library.0, merge),
+        None if served.is_none() => builder.build_now(&library.0, merge_path()),
         None => {
             if changed {
-                builder.start(library.0.clone(), merge);
+                builder.start(library.0.clone(), merge_path());
             }
             match builder.finished() {
                 Some(finished) => {
                     if builder.take_again() {
-                        let merge = config.resource_pack.merge_path().map(PathBuf::from);
-                        builder.start(library.0.clone(), merge);
+                        builder.start(library.0.clone(), merge_path());
                     }
                     finished
                 }
