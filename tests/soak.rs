@@ -188,37 +188,38 @@ fn solo(server: &Server, name: &str, dice: &mut Dice) -> Plan {
 /// joins, and one of them leaves mid-match.
 fn pair(server: &Server, wave: usize, spot: usize) -> [Plan; 2] {
     let x = -12.5 + 8.0 * spot as f64;
-    let offerer = server
-        .bot(&format!("o{wave}_{spot}"))
-        .quiet()
-        .timeout_ms(90_000)
-        .wait_spawn()
-        .move_to(x, 65.0, 0.5)
-        .look(0.0, 0.0)
-        .wait_ms(4_000)
-        .chat("/emote play example:handshake")
-        .wait_ms(if wave.is_multiple_of(2) {
-            2_500
-        } else {
-            12_000
-        })
-        .disconnect();
-    let partner = server
-        .bot(&format!("p{wave}_{spot}"))
-        .quiet()
-        .timeout_ms(90_000)
-        .wait_spawn()
-        .move_to(x, 65.0, 2.0)
-        .look(180.0, 0.0)
-        .wait_ms(5_000)
-        .chat("/emote play example:handshake")
-        .wait_ms(if wave.is_multiple_of(2) {
-            10_000
-        } else {
-            1_500
-        })
-        .disconnect();
-    [offerer, partner]
+    // Even waves: the offerer leaves mid-match; odd ones: the partner.
+    let offerer_leaves = wave.is_multiple_of(2);
+    // (name, z, yaw, wait before playing, stay after, ms)
+    let roles = [
+        (
+            "o",
+            0.5,
+            0.0,
+            4_000,
+            if offerer_leaves { 2_500 } else { 12_000 },
+        ),
+        (
+            "p",
+            2.0,
+            180.0,
+            5_000,
+            if offerer_leaves { 10_000 } else { 1_500 },
+        ),
+    ];
+    roles.map(|(role, z, yaw, before_ms, stay_ms)| {
+        server
+            .bot(&format!("{role}{wave}_{spot}"))
+            .quiet()
+            .timeout_ms(90_000)
+            .wait_spawn()
+            .move_to(x, 65.0, z)
+            .look(yaw, 0.0)
+            .wait_ms(before_ms)
+            .chat("/emote play example:handshake")
+            .wait_ms(stay_ms)
+            .disconnect()
+    })
 }
 
 #[test]
