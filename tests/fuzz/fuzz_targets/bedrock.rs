@@ -11,27 +11,14 @@
 
 use emoted::import::bedrock::convert;
 use emoted::import::bedrock::geometry::read_geometry;
-use emoted::import::ConvertOptions;
 use libfuzzer_sys::fuzz_target;
 
-/// What `emoted convert` would be told for a file `input` read from
-/// memory: the default namespace, no folder to look in for the files it
-/// names, every animation.
-fn options() -> ConvertOptions {
-    ConvertOptions {
-        stem: "input".to_owned(),
-        ..ConvertOptions::default()
-    }
-}
+mod import_input;
 
 fuzz_target!(|bytes: &[u8]| {
-    if let Err(error) = convert(bytes, &options()) {
-        let _ = error.to_string();
-    }
+    import_input::check(convert(bytes, &import_input::options()));
     if let Ok(json) = serde_json::from_slice::<serde_json::Value>(bytes) {
         let mut notes = Vec::new();
-        if let Err(error) = read_geometry(&json, "input.geo.json#", &mut notes) {
-            let _ = error.to_string();
-        }
+        import_input::check(read_geometry(&json, "input.geo.json#", &mut notes));
     }
 });

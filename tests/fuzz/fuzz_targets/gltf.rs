@@ -8,21 +8,10 @@
 #![no_main]
 
 use emoted::import::gltf::convert;
-use emoted::import::ConvertOptions;
 use libfuzzer_sys::fuzz_target;
 
-/// What `emoted convert` would be told for a file `input` read from
-/// memory: the default namespace, no folder to look in for the files it
-/// names, every animation.
-fn options() -> ConvertOptions {
-    ConvertOptions {
-        stem: "input".to_owned(),
-        ..ConvertOptions::default()
-    }
-}
+mod import_input;
 
 fuzz_target!(|bytes: &[u8]| {
-    if let Err(error) = convert(bytes, &options()) {
-        let _ = error.to_string();
-    }
+    import_input::check(convert(bytes, &import_input::options()));
 });
