@@ -11,236 +11,35 @@
 //! snap to the slide's end and wait there (the test checks that this is
 //! what the spawn alone would show).
 
-use std::collections::BTreeMap;
+mod common;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+use common::display_replay::{drawn, metadata_for, one_block_emote, Capture};
 
 use emoted::format::EmoteId;
 use emoted::server::emote::{ActiveEmote, DisplayUpdatePolicy};
 use emoted::server::events::PlayEmoteRequest;
 use emoted::server::loadtest::{headless_app, join_client};
-use valence::client::{ClientConnection, ReceivedPacket};
 use valence::entity::EntityId;
-use valence::math::Vec3;
 use valence::prelude::*;
-use valence::protocol::bytes::BytesMut;
-use valence::protocol::packets::play::EntityTrackerUpdateS2c;
-use valence::protocol::Packet;
 
-const SLIDE: &str = r#"{
-  "type": "animation",
-  "schema_version": 4,
-  "id": "test:slide",
-  "metadata": {"name": "Slide", "description": "One block slides 4 blocks in 40 ticks."},
-  "settings": {
-    "standalone": true,
-    "cooldown": "0t",
-    "rotation_deadzone": 45,
-    "player": {
-      "hidden": false,
-      "stop_conditions": {
-        "movement_distance": 0, "jump": false, "submerge": false, "ride": false,
-        "damage": false, "attack": false, "game_mode_change": false
-      }
-    },
-    "playback": {"mode": "hold", "loop_delay": "0t"}
-  },
-  "nodes": {
-    "block": {
-      "type": "block_display",
-      "space": "initiator",
-      "block_state_snbt": "{Name:\"minecraft:stone\"}",
-      "transform": {"position": [0, 1, 0], "rotation": [0, 0, 0], "scale": [0.5, 0.5, 0.5]}
-    }
-  },
-  "timeline": {
-    "duration": "40t",
-    "tracks": {
-      "block": {
-        "position": [
-          {"time": "0t", "value": [0, 1, 0], "interpolation": "linear"},
-          {"time": "40t", "value": [4, 1, 0]}
-        ]
-      }
-    }
-  }
-}"#;
-
-/// Keeps every frame a client is sent, with the test's tick counter.
-struct Capture {
-    tick: Arc<AtomicU64>,
-    frames: Arc<Mutex<Vec<(u64, Vec<u8>)>>>,
-}
-
-impl ClientConnection for Capture {
-    fn try_send(&mut self, bytes: BytesMut) -> anyhow::Result<()> {
-        let tick = self.tick.load(Ordering::Relaxed);
-        if let Ok(mut frames) = self.frames.lock() {
-            frames.push((tick, bytes.to_vec()));
-        }
-        Ok(())
-    }
-
-    fn try_recv(&mut self) -> anyhow::Result<Option<ReceivedPacket>> {
-        Ok(None)
-    }
-
-    fn len(&self) -> usize {
-        0
-    }
-}
-
-fn var_int(bytes: &[u8], at: &mut usize) -> Option<i32> {
-    let mut value = 0i32;
-    for i in 0..5 {
-        let byte = *bytes.get(*at)?;
-        *at += 1;
-        value |= i32::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            return Some(value);
-        }
-    }
-    None
-}
-
-fn f32_at(bytes: &[u8], at: &mut usize) -> Option<f32> {
-    let raw: [u8; 4] = bytes.get(*at..*at + 4)?.try_into().ok()?;
-    *at += 4;
-    Some(f32::from_be_bytes(raw))
-}
-
-/// One metadata packet's display fields: start (8), duration (9) and
-/// translation (10), when present.
-#[derive(Clone, Copy, Debug, Default)]
-struct Fields {
-    start: Option<i32>,
-    duration: Option<i32>,
-    translation: Option<Vec3>,
-}
-
-/// The display-field updates for entity `id` in `frames`, in order, with
-/// their tick. Frames are small (uncompressed: data length 0).
-fn metadata_for(frames: &[(u64, Vec<u8>)], id: i32) -> Vec<(u64, Fields)> {
-    let mut out = Vec::new();
-    for (tick, buffer) in frames {
-        let mut at = 0;
-        while at < buffer.len() {
-            let Some(length) = var_int(buffer, &mut at) else {
-                break;
-            };
-            let end = at + length as usize;
-            let frame = &buffer[at..end.min(buffer.len())];
-            at = end;
-            let mut p = 0;
-            if var_int(frame, &mut p) != Some(0) {
-                continue; // compressed: not a metadata packet here
-            }
-            if var_int(frame, &mut p) != Some(EntityTrackerUpdateS2c::ID)
-                || var_int(frame, &mut p) != Some(id)
-            {
-                continue;
-            }
-            let mut fields = Fields::default();
-            while let Some(&index) = frame.get(p) {
-                p += 1;
-                if index == 0xff {
-                    break;
-                }
-                let Some(kind) = var_int(frame, &mut p) else {
-                    break;
-                };
-                match (index, kind) {
-                    (8, 1) => fields.start = var_int(frame, &mut p),
-                    (9, 1) => fields.duration = var_int(frame, &mut p),
-                    (10, 26) => {
-                        let (x, y, z) = (
-                            f32_at(frame, &mut p),
-                            f32_at(frame, &mut p),
-                            f32_at(frame, &mut p),
-                        );
-                        fields.translation = Some(Vec3::new(x.unwrap(), y.unwrap(), z.unwrap()));
-                    }
-                    (_, 1 | 14) => {
-                        var_int(frame, &mut p);
-                    }
-                    (_, 0) => p += 1,
-                    (_, 3) => p += 4,
-                    (_, 26) => p += 12,
-                    (_, 27) => p += 16,
-                    _ => break, // a type these displays do not send
-                }
-            }
-            out.push((*tick, fields));
-        }
-    }
-    out
-}
-
-/// The translation a 1.20.1 client draws at each tick of `ticks` from these
-/// packets (the first is the spawn's): a packet received on tick `r` starts
-/// interpolating from what was drawn at `r` toward its translation,
-/// `start` ticks from `r`, over `duration` ticks (0, or the spawn: at
-/// once). Packets of one tick apply together.
-fn drawn(packets: &[(u64, Fields)], ticks: std::ops::RangeInclusive<u64>) -> BTreeMap<u64, Vec3> {
-    let mut from = Vec3::ZERO;
-    let mut to = Vec3::ZERO;
-    let mut start = 0i64;
-    let mut duration = 0i32;
-    let mut spawned = false;
-    let at = |t: i64, from: Vec3, to: Vec3, start: i64, duration: i32| {
-        if duration <= 0 {
-            to
-        } else {
-            from.lerp(to, ((t - start) as f32 / duration as f32).clamp(0.0, 1.0))
-        }
-    };
-    let mut out = BTreeMap::new();
-    let mut next = 0;
-    for t in 0..=*ticks.end() {
-        // Everything received on tick t, applied together (the client
-        // rebuilds its render state once per tick).
-        let mut changed = false;
-        let mut new_to = to;
-        let mut new_start = start;
-        let mut new_duration = duration;
-        while next < packets.len() && packets[next].0 == t {
-            let f = packets[next].1;
-            if let Some(d) = f.duration {
-                new_duration = d;
-            }
-            if let Some(s) = f.start {
-                new_start = t as i64 + i64::from(s);
-            }
-            if let Some(tr) = f.translation {
-                new_to = tr;
-                changed = true;
-            }
-            next += 1;
-        }
-        if changed {
-            // From what was drawn, under the old interpolation; a display
-            // with nothing drawn yet (its spawn) or no duration snaps.
-            from = at(t as i64, from, to, start, duration);
-            to = new_to;
-            if new_duration <= 0 || !spawned {
-                from = to;
-            }
-            spawned = true;
-        }
-        start = new_start;
-        duration = new_duration;
-        if ticks.contains(&t) {
-            out.insert(t, at(t as i64, from, to, start, duration));
-        }
-    }
-    out
+/// One block slides 4 blocks in 40 ticks, held at the end.
+fn slide() -> String {
+    one_block_emote(
+        "test:slide",
+        "hold",
+        r#"{"time": "0t", "value": [0, 1, 0], "interpolation": "linear"},
+          {"time": "40t", "value": [4, 1, 0]}"#,
+    )
 }
 
 #[test]
 fn a_viewer_arriving_mid_stretch_draws_what_the_others_draw() {
     let dir = std::env::temp_dir().join(format!("emoted-catch-up-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temp dir");
-    std::fs::write(dir.join("slide.json"), SLIDE).expect("write");
+    std::fs::write(dir.join("slide.json"), slide()).expect("write");
     let mut app = headless_app(&[dir.clone()], DisplayUpdatePolicy::Scheduled);
 
     let tick = Arc::new(AtomicU64::new(0));

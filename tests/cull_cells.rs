@@ -81,8 +81,15 @@ fn cells_are_seen_in_range_and_retired_when_empty() {
             .filter(|l| l.0 == layer)
             .count()
     };
+    // With distance bands (the default) a display stays in a cell even
+    // then: the bands choose per viewer.
     let mut config = Config::default();
     config.emotes.display_view_scale = 5.0;
+    app.world.insert_resource(config.clone());
+    app.update();
+    assert_eq!(in_layer(&mut app, layer), in_cell);
+    config.emotes.tolerance_near_blocks = 0.0;
+    config.emotes.viewer_bytes_per_second = 0;
     app.world.insert_resource(config.clone());
     app.update();
     assert_eq!(in_layer(&mut app, key.world), in_cell);

@@ -285,6 +285,20 @@ impl Playing {
         tolerance: Tolerance,
         first_position: u32,
     ) -> Option<Vec<Vec<DisplayUpdate>>> {
+        self.plan_cycle_banded(roots, planner, &[tolerance], first_position)
+            .and_then(|mut bands| bands.pop())
+    }
+
+    /// [`Self::plan_cycle`] at several tolerances (the distance bands,
+    /// [`crate::playback::schedule::bands`]): the cycle is sampled once
+    /// and planned once per tolerance, band-major.
+    pub fn plan_cycle_banded(
+        &self,
+        roots: &SpaceRoots,
+        planner: &mut Planner,
+        tolerances: &[Tolerance],
+        first_position: u32,
+    ) -> Option<BandPlans> {
         let runtime = self.runtime();
         let server_sync = runtime.playback.mode == PlaybackMode::ServerSync;
         let nodes = self.compiled.rig.nodes.len();
@@ -332,12 +346,17 @@ impl Playing {
             }
         }
         Some(
-            frames
+            tolerances
                 .iter()
-                .map(|node| {
-                    let mut out = Vec::new();
-                    planner.plan_into(node, tolerance, &mut out);
-                    out
+                .map(|tolerance| {
+                    frames
+                        .iter()
+                        .map(|node| {
+                            let mut out = Vec::new();
+                            planner.plan_into(node, *tolerance, &mut out);
+                            out
+                        })
+                        .collect()
                 })
                 .collect(),
         )
@@ -435,12 +454,16 @@ fn planned_nodes(
     planned.into()
 }
 
+/// A cycle's plans: per distance band
+/// ([`crate::playback::schedule::bands`]), per rig node, its updates.
+pub type BandPlans = Vec<Vec<Vec<DisplayUpdate>>>;
+
 /// The planned display updates of the cycle playing now.
 pub struct CycleSchedule {
-    /// Per rig node of the playing Animation, its updates over the cycle
-    /// (ticks counted from `first_position`); shared between playbacks of a
-    /// pure Animation.
-    pub plans: Arc<Vec<Vec<DisplayUpdate>>>,
+    /// Per distance band, per rig node of the playing Animation, its
+    /// updates over the cycle (ticks counted from `first_position`); shared
+    /// between playbacks of a pure Animation.
+    pub plans: Arc<BandPlans>,
     /// The timeline position the plan starts at: 0, or where a `server_sync`
     /// playback joined its cycle.
     pub first_position: u32,

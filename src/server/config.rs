@@ -76,6 +76,18 @@ pub struct EmotesSection {
     /// pose's while the client interpolates. Above 0, at most 45.
     /// Default: 0.5.
     pub display_tolerance_degrees: f32,
+    /// Within this many blocks of a display a viewer gets it drawn within
+    /// `display_tolerance_blocks` and `display_tolerance_degrees`; beyond,
+    /// the tolerance grows with the distance (twice as far, twice the
+    /// tolerance, up to 8 times), so the error on screen stays the same
+    /// ([`crate::playback::schedule::bands`]). 0 turns distance bands off.
+    /// From 0 to 64. Default: 8.
+    pub tolerance_near_blocks: f64,
+    /// The display bytes a second one viewer is sent before its farthest
+    /// emotes are drawn coarser (see [`crate::server::cull`], "The byte
+    /// budget"); the 20 nearest emotes never are. 0: no budget. Default:
+    /// 524,288 (512 KiB/s).
+    pub viewer_bytes_per_second: u64,
     /// Commands one playback's events may run in one tick, every line of a
     /// called `function` counted; past it the playback stops with the
     /// reason (see [`crate::server::dispatch`]). From 1 to 65,536.
@@ -88,6 +100,14 @@ pub struct EmotesSection {
     /// Default: [`crate::molang::DEFAULT_OP_BUDGET`].
     pub molang_budget_ops: u64,
 }
+
+/// The default of `[emotes] tolerance_near_blocks`: the configured
+/// tolerance holds within arm's reach and a few steps.
+pub const DEFAULT_TOLERANCE_NEAR_BLOCKS: f64 = 8.0;
+
+/// The default of `[emotes] viewer_bytes_per_second`: 512 KiB/s, a twelfth
+/// of a 50 Mbit/s home connection.
+pub const DEFAULT_VIEWER_BYTES_PER_SECOND: u64 = 512 * 1024;
 
 /// The lowest `[emotes] molang_budget_ops` accepted: fewer would stop
 /// ordinary short loops.
@@ -106,6 +126,8 @@ impl Default for EmotesSection {
             display_view_scale: 1.0,
             display_tolerance_blocks: 0.01,
             display_tolerance_degrees: 0.5,
+            tolerance_near_blocks: DEFAULT_TOLERANCE_NEAR_BLOCKS,
+            viewer_bytes_per_second: DEFAULT_VIEWER_BYTES_PER_SECOND,
             max_commands_per_tick: DEFAULT_MAX_COMMANDS_PER_TICK,
             molang_budget_ops: crate::molang::DEFAULT_OP_BUDGET,
         }
@@ -133,6 +155,12 @@ impl EmotesSection {
         if !(degrees > 0.0 && degrees <= 45.0) {
             return Err(format!(
                 "emotes.display_tolerance_degrees must be above 0 and at most 45, found {degrees}"
+            ));
+        }
+        let near = self.tolerance_near_blocks;
+        if !(0.0..=64.0).contains(&near) {
+            return Err(format!(
+                "emotes.tolerance_near_blocks must be from 0 to 64, found {near}"
             ));
         }
         Ok(())
@@ -386,6 +414,14 @@ mod tests {
             defaults.emotes.display_tolerance_degrees
         );
         assert_eq!(
+            bundled.emotes.tolerance_near_blocks,
+            defaults.emotes.tolerance_near_blocks
+        );
+        assert_eq!(
+            bundled.emotes.viewer_bytes_per_second,
+            defaults.emotes.viewer_bytes_per_second
+        );
+        assert_eq!(
             bundled.emotes.molang_budget_ops,
             defaults.emotes.molang_budget_ops
         );
@@ -459,6 +495,10 @@ mod tests {
             (
                 "[emotes]\ndisplay_tolerance_degrees = 90",
                 "emotes.display_tolerance_degrees",
+            ),
+            (
+                "[emotes]\ntolerance_near_blocks = 65",
+                "emotes.tolerance_near_blocks must be from 0 to 64, found 65",
             ),
             (
                 "[emotes]\nmolang_budget_ops = 999",

@@ -12,6 +12,7 @@ pub mod config;
 pub mod counters;
 pub mod cull;
 pub mod dispatch;
+pub mod display_bands;
 pub mod emote;
 pub mod emote_library;
 pub mod events;

@@ -48,6 +48,7 @@ mod animations;
 pub mod anvil;
 mod camera;
 pub mod container;
+pub mod display_replay;
 pub mod emotecraft;
 mod events;
 mod install;

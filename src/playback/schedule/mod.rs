@@ -95,6 +95,7 @@
 //! rotation, so the client draws exactly the turned poses. A yaw change in
 //! the middle of a stretch is not covered and needs a new update.
 
+pub mod bands;
 mod metric;
 mod planner;
 mod replay;
@@ -102,6 +103,9 @@ mod replay;
 mod tests;
 mod update;
 
+pub use bands::{
+    band_for_distance, band_tolerance, bands_of, BandMask, COARSEST_BAND, DISPLAY_BANDS, EVERY_BAND,
+};
 pub use metric::{pose_error, PoseError, Tolerance, MIN_ROTATED_SCALE};
 pub use planner::{plan, Planner};
 pub use replay::{

@@ -14,8 +14,7 @@
 
 use super::{NodeUpdate, PlaybackState};
 use crate::anim::DisplayTransform;
-use crate::playback::playing::InFlight;
-use crate::playback::schedule::pose_error;
+use crate::playback::schedule::{pose_error, EVERY_BAND};
 
 /// How far ahead a solved node's update aims, ticks.
 pub const LEAD_TICKS: u32 = 4;
@@ -30,36 +29,28 @@ impl PlaybackState {
             && !self.current.planned.get(union).copied().unwrap_or(true)
     }
 
-    /// What clients draw of union node `union` at server tick `now`.
-    fn drawn_at(&self, union: usize, now: i64) -> Option<DisplayTransform> {
-        match self.in_flight.get(union).copied().flatten() {
-            Some(flight) if flight.remaining_ticks(now) > 0 => {
-                let done = (now - flight.sent_tick) as f32 / flight.duration_ticks.max(1) as f32;
-                Some(flight.from.interpolate(&flight.to, done.clamp(0.0, 1.0)))
-            }
-            Some(flight) => Some(flight.to),
-            None => self.last_sent.get(union).copied().flatten(),
-        }
-    }
-
     /// The update of a solved node whose exact transformation is `exact`
     /// at server tick `now`, if clients draw it off by more than the
-    /// tolerance (module docs).
+    /// tolerance (module docs), pushed onto `out` for every band.
     pub(super) fn solved_update(
         &mut self,
         union: usize,
         exact: DisplayTransform,
         now: i64,
-    ) -> Option<NodeUpdate> {
-        let previous = self.live_previous.get_mut(union)?.replace(exact);
-        let drawn = self.drawn_at(union, now);
+        out: &mut Vec<NodeUpdate>,
+    ) {
+        let Some(previous) = self.live_previous.get_mut(union).map(|p| p.replace(exact)) else {
+            return;
+        };
+        // Band 0's viewers draw it closest; every band gets the update.
+        let drawn = self.sent.drawn_at(union, 0, now);
         if let Some(drawn) = drawn {
             if drawn.scale != glam::Vec3::ZERO
                 && self
                     .live_tolerance
                     .accepts(pose_error(&drawn.to_matrix(), &exact.to_matrix()))
             {
-                return None;
+                return;
             }
         }
         // A controller's body swings back and forth every cycle: a lead
@@ -72,17 +63,7 @@ impl PlaybackState {
             ),
             None => (exact, 1),
         };
-        self.last_sent[union] = Some(to);
-        self.in_flight[union] = Some(InFlight {
-            from: drawn.unwrap_or(exact),
-            to,
-            sent_tick: now,
-            duration_ticks,
-        });
-        Some(NodeUpdate {
-            union,
-            transform: to,
-            duration_ticks,
-        })
+        self.sent
+            .send(union, EVERY_BAND, to, duration_ticks, now, out);
     }
 }

@@ -23,6 +23,7 @@
 //! - [`advance`]: the phase machine;
 //! - [`due`]: the command events a tick runs, with origins resolved;
 //! - [`pose`]: the cycle's shared plan and each tick's display updates;
+//! - [`sent`]: what each distance band's viewers were sent;
 //! - [`nbt`]: what the NBT tracks built on each display, and each tick's
 //!   changes.
 
@@ -38,6 +39,7 @@ pub mod observe;
 mod observe_tests;
 pub mod pose;
 pub mod prepare;
+pub mod sent;
 #[cfg(test)]
 mod tests;
 
@@ -52,9 +54,7 @@ use crate::format::settings::StopConditions;
 use crate::format::{EmoteFile, EmoteId};
 use crate::playback::controlled::ControlledBody;
 use crate::playback::live::LiveInputs;
-use crate::playback::playing::{
-    CycleSchedule, InFlight, Phase, PlayableAnimation, Playing, SpaceRoots,
-};
+use crate::playback::playing::{CycleSchedule, Phase, PlayableAnimation, Playing, SpaceRoots};
 use crate::playback::schedule::Tolerance;
 use crate::playback::sequence::Segment;
 use crate::playback::YawFollower;
@@ -65,6 +65,7 @@ pub use nbt::{NbtChange, UnionNbt};
 pub use observe::WorldView;
 pub use pose::{NodeUpdate, PlanCache};
 pub use prepare::{prepare, PlayRefusal, PlayRequest, Prepared, TwoPlayerPlan};
+pub use sent::SentBands;
 
 /// The nodes of a playback: every node of every Animation it may play, by
 /// union index.
@@ -139,13 +140,11 @@ pub struct PlaybackState {
     pub union: UnionNodes,
     /// What each node shows now, in the root's frame (`None`: hidden).
     pub frame: Vec<Option<Mat4>>,
-    /// The transformation last sent for each node.
-    pub last_sent: Vec<Option<DisplayTransform>>,
+    /// What each distance band's viewers were sent of each node: the last
+    /// target and the update in flight ([`sent`]).
+    pub sent: SentBands,
     /// What the NBT tracks built on each display ([`nbt`]).
     pub nbt: UnionNbt,
-    /// The update of more than one tick clients may still be interpolating
-    /// (for viewers that arrive in the middle of it).
-    pub in_flight: Vec<Option<InFlight>>,
     /// The Animation segment playing (or last played).
     pub current: Playing,
     /// What the phase machine does this tick.

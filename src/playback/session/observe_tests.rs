@@ -35,7 +35,7 @@ fn wave_state(library: &Library) -> PlaybackState {
 /// The Minecraft yaw of a sent transformation's forward (+Z), in the
 /// world (the root's yaw included).
 fn sent_yaw(state: &PlaybackState, union: usize) -> f32 {
-    let sent = state.last_sent[union].expect("sent");
+    let sent = state.sent.last(union, 0).expect("sent");
     let forward = (sent.left_rotation * sent.right_rotation) * Vec3::Z;
     (-forward.x).atan2(forward.z).to_degrees()
 }

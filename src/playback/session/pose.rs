@@ -12,16 +12,19 @@ use glam::{Mat4, Quat, Vec3};
 use super::PlaybackState;
 use crate::anim::DisplayTransform;
 use crate::library::CompiledAnimation;
-use crate::playback::playing::{CycleSchedule, InFlight, SpaceRoots};
-use crate::playback::schedule::{update_at, DisplayUpdate, Planner, Tolerance};
+use crate::playback::playing::{BandPlans, CycleSchedule, SpaceRoots};
+use crate::playback::schedule::{
+    band_tolerance, update_at, BandMask, Planner, Tolerance, DISPLAY_BANDS, EVERY_BAND,
+};
 
-/// How many node-ticks (display nodes × timeline ticks) may be planned in
-/// one server tick; about 3 ms on the 2-core machine, sampling included.
+/// How many node-ticks (display nodes × timeline ticks × distance bands)
+/// may be planned in one server tick; about 3 ms on the 2-core machine,
+/// sampling included.
 /// Cycles that start together (every `server_sync` playback of an emote
 /// wraps on the same tick; a burst of `/emote` starts) would otherwise plan
 /// in one tick and stall it. A cycle over the budget streams per tick and
 /// is planned from where it is on a later tick. Shared plans cost nothing.
-pub const PLANNING_BUDGET_NODE_TICKS: usize = 4_000;
+pub const PLANNING_BUDGET_NODE_TICKS: usize = 8_000;
 
 /// At most this many shared plans are kept (a reload makes new ones). At
 /// the limit, plans of Animations no longer loaded or playing go first.
@@ -29,7 +32,7 @@ pub const PLAN_CACHE_LIMIT: usize = 1024;
 
 /// A shared plan and the compiled Animation it belongs to (kept alive so
 /// its address, the key, is never reused).
-type SharedPlan = (Arc<CompiledAnimation>, Arc<Vec<Vec<DisplayUpdate>>>);
+type SharedPlan = (Arc<CompiledAnimation>, Arc<BandPlans>);
 
 /// Plans shared between playbacks: one per Animation whose cycles are all
 /// alike ([`CompiledAnimation::is_cycle_invariant`]), keyed by its compiled
@@ -40,8 +43,16 @@ pub struct PlanCache {
     planner: Planner,
     /// Node-ticks planned during the current server tick.
     planned_this_tick: usize,
-    /// How far the drawn pose may be from the exact one.
+    /// How far the drawn pose may be from the exact one (band 0's; the
+    /// coarser bands' are multiples, [`band_tolerance`]).
     tolerance: Tolerance,
+}
+
+impl PlanCache {
+    /// The tolerance of each distance band, finest first.
+    fn band_tolerances(&self) -> [Tolerance; DISPLAY_BANDS] {
+        std::array::from_fn(|band| band_tolerance(self.tolerance, band))
+    }
 }
 
 impl PlanCache {
@@ -71,7 +82,7 @@ impl PlanCache {
     }
 }
 
-/// One display's update this tick.
+/// One display's update this tick, for the viewers of some distance bands.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NodeUpdate {
     /// The union node (it has a display).
@@ -80,6 +91,15 @@ pub struct NodeUpdate {
     pub transform: DisplayTransform,
     /// Its `interpolation_duration`.
     pub duration_ticks: u32,
+    /// The distance bands whose viewers get it
+    /// ([`crate::playback::schedule::bands`]).
+    pub bands: BandMask,
+    /// What those bands' viewers were sent before (`None`: nothing), so
+    /// fields that did not change can be left out.
+    pub previous: Option<DisplayTransform>,
+    /// The `interpolation_duration` those bands' viewers were sent before
+    /// ([`sent::UNKNOWN_DURATION`](super::sent::UNKNOWN_DURATION): none).
+    pub previous_duration_ticks: u32,
 }
 
 impl PlaybackState {
@@ -106,8 +126,10 @@ impl PlaybackState {
         let cached = shared && cache.shared.contains_key(&key);
         if !cached {
             let duration = current.runtime().duration_ticks;
-            let cost =
-                current.compiled.rig.nodes.len() * duration.saturating_sub(first_position) as usize;
+            // Each distance band is planned: the budget counts them all.
+            let cost = current.compiled.rig.nodes.len()
+                * duration.saturating_sub(first_position) as usize
+                * DISPLAY_BANDS;
             // Over budget: wait, unless nothing was planned yet this tick
             // (a single cycle larger than the budget still gets its plan).
             if cache.planned_this_tick > 0
@@ -122,8 +144,9 @@ impl PlaybackState {
             match cache.shared.get(&key) {
                 Some((_, plans)) => Some(Arc::clone(plans)),
                 None => {
+                    let tolerances = cache.band_tolerances();
                     let plans = current
-                        .plan_cycle(&roots, &mut cache.planner, cache.tolerance, 0)
+                        .plan_cycle_banded(&roots, &mut cache.planner, &tolerances, 0)
                         .map(Arc::new);
                     if let Some(plans) = &plans {
                         if cache.shared.len() >= PLAN_CACHE_LIMIT {
@@ -144,8 +167,9 @@ impl PlaybackState {
                 }
             }
         } else {
+            let tolerances = cache.band_tolerances();
             current
-                .plan_cycle(&roots, &mut cache.planner, cache.tolerance, first_position)
+                .plan_cycle_banded(&roots, &mut cache.planner, &tolerances, first_position)
                 .map(Arc::new)
         };
         self.schedule = plans.map(|plans| CycleSchedule {
@@ -175,10 +199,8 @@ impl PlaybackState {
                 if schedule.last_position != Some(position) {
                     schedule.last_position = Some(position);
                     let tick = position - schedule.first_position;
-                    for (rig_index, plan) in schedule.plans.iter().enumerate() {
-                        let Some(update) = update_at(plan, tick) else {
-                            continue;
-                        };
+                    let rig_nodes = schedule.plans.first().map_or(0, Vec::len);
+                    for rig_index in 0..rig_nodes {
                         let Some(&union) = self.current.rig_to_union.get(rig_index) else {
                             continue;
                         };
@@ -188,25 +210,31 @@ impl PlaybackState {
                             continue;
                         }
                         let scene = self.scene_nodes.get(union).copied().unwrap_or(false);
-                        let transform = update.turned(if scene { scene_yaw } else { yaw });
-                        out.push(NodeUpdate {
-                            union,
-                            transform,
-                            duration_ticks: update.duration_ticks,
-                        });
-                        // Until the first update, a display is drawn hidden
-                        // at the origin (its spawn fields).
-                        let from = self.last_sent[union].unwrap_or(DisplayTransform {
-                            scale: Vec3::ZERO,
-                            ..DisplayTransform::IDENTITY
-                        });
-                        self.in_flight[union] = (update.duration_ticks > 1).then_some(InFlight {
-                            from,
-                            to: transform,
-                            sent_tick: now,
-                            duration_ticks: update.duration_ticks,
-                        });
-                        self.last_sent[union] = Some(transform);
+                        let turn = if scene { scene_yaw } else { yaw };
+                        // Each band's plan; bands with the same update this
+                        // tick share it.
+                        let mut due: [Option<(DisplayTransform, u32)>; DISPLAY_BANDS] =
+                            [None; DISPLAY_BANDS];
+                        for (band, plans) in schedule.plans.iter().enumerate().take(DISPLAY_BANDS) {
+                            if let Some(update) =
+                                plans.get(rig_index).and_then(|p| update_at(p, tick))
+                            {
+                                due[band] = Some((update.turned(turn), update.duration_ticks));
+                            }
+                        }
+                        for band in 0..DISPLAY_BANDS {
+                            let Some(update) = due[band] else {
+                                continue;
+                            };
+                            let mut mask: BandMask = 0;
+                            for (other, slot) in due.iter_mut().enumerate().skip(band) {
+                                if *slot == Some(update) {
+                                    mask |= 1 << other;
+                                    *slot = None;
+                                }
+                            }
+                            self.sent.send(union, mask, update.0, update.1, now, out);
+                        }
                     }
                 }
                 // Nodes the playing Animation lacks stay hidden, and the
@@ -253,35 +281,24 @@ impl PlaybackState {
                 // Hidden: drawn at scale 0 where it last was.
                 None => DisplayTransform {
                     scale: Vec3::ZERO,
-                    ..self.last_sent[union].unwrap_or(DisplayTransform::IDENTITY)
+                    ..self
+                        .sent
+                        .last(union, 0)
+                        .unwrap_or(DisplayTransform::IDENTITY)
                 },
             };
             if self.reanchored {
                 self.live_previous[union] = None;
-                self.last_sent[union] = Some(transform);
-                self.in_flight[union] = None;
-                out.push(NodeUpdate {
-                    union,
-                    transform,
-                    duration_ticks: 0,
-                });
+                self.sent.send(union, EVERY_BAND, transform, 0, now, out);
                 continue;
             }
             if transform.scale != Vec3::ZERO && self.is_solved(union) {
-                out.extend(self.solved_update(union, transform, now));
+                self.solved_update(union, transform, now, out);
                 continue;
             }
             self.live_previous[union] = None;
-            if self.last_sent[union] == Some(transform) {
-                continue;
-            }
-            self.last_sent[union] = Some(transform);
-            self.in_flight[union] = None;
-            out.push(NodeUpdate {
-                union,
-                transform,
-                duration_ticks: 1,
-            });
+            let changed = self.sent.differing(union, EVERY_BAND, &transform);
+            self.sent.send(union, changed, transform, 1, now, out);
         }
     }
 }

@@ -247,7 +247,7 @@ fn only_changed_nodes_are_sent_and_hidden_ones_shrink_to_nothing() {
     assert!(updates.is_empty(), "{updates:?}");
     // A node the Animation hides is drawn at scale 0 where it was.
     let node = updates_target(&state);
-    let before = state.last_sent[node].expect("sent");
+    let before = state.sent.last(node, 0).expect("sent");
     state.frame[node] = None;
     state.pose_updates(90.0, 3, &mut updates);
     assert_eq!(updates.len(), 1);

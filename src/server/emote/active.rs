@@ -290,23 +290,35 @@ impl ActiveEmote {
                 .any(|twin| twin.entity == display)
     }
 
-    /// The update of more than one tick that clients may still be
-    /// interpolating for `display`, if any (it may have finished: compare
-    /// its tick and duration with the server's tick).
-    pub fn in_flight_of(&self, display: Entity) -> Option<InFlight> {
+    /// The update of more than one tick that band `band`'s viewers may
+    /// still be interpolating for `display`, if any (it may have finished:
+    /// compare its tick and duration with the server's tick).
+    pub fn in_flight_of(&self, display: Entity, band: usize) -> Option<InFlight> {
+        let (union, drawn) = self.drawing_of(display)?;
+        let flight = self.state.sent.flight(union, band)?;
+        Some(flight.map(|t| drawn.draw(self, union, t)))
+    }
+
+    /// The transformation last sent to band `band`'s viewers for
+    /// `display`, if any.
+    pub fn last_sent_of(&self, display: Entity, band: usize) -> Option<DisplayTransform> {
+        let (union, drawn) = self.drawing_of(display)?;
+        let last = self.state.sent.last(union, band)?;
+        Some(drawn.draw(self, union, &last))
+    }
+
+    /// The node `display` draws and how (its own display or a dressed
+    /// pack twin; an undressed twin is at scale 0 until it is dressed).
+    fn drawing_of(&self, display: Entity) -> Option<(usize, DrawnBy)> {
         if let Some(union) = self.displays.iter().position(|d| *d == Some(display)) {
-            let flight = self.state.in_flight.get(union).copied().flatten()?;
-            return Some(flight.map(|t| self.drawn_by_node_display(union, t)));
+            return Some((union, DrawnBy::NodeDisplay));
         }
-        let (union, twin) = self
-            .pack_twins
+        self.pack_twins
             .iter()
             .enumerate()
             .find_map(|(union, twin)| Some((union, (*twin)?)).filter(|(_, t)| t.entity == display))
-            // An undressed twin is at scale 0 until it is dressed.
-            .filter(|(_, twin)| twin.dressed)?;
-        let flight = self.state.in_flight.get(union).copied().flatten()?;
-        Some(flight.map(|t| twin.offset(t)))
+            .filter(|(_, twin)| twin.dressed)
+            .map(|(union, twin)| (union, DrawnBy::Twin(twin)))
     }
 
     /// What node `union`'s own display (the head, for a skin-bound node)
@@ -418,6 +430,30 @@ mod tests {
             assert!(turned
                 .transform_point3(corner)
                 .abs_diff_eq(drawn.transform_point3(mirrored), 1e-5));
+        }
+    }
+}
+
+/// Which of a node's displays draws it ([`ActiveEmote::in_flight_of`]).
+#[derive(Clone, Copy)]
+enum DrawnBy {
+    /// The node's own display.
+    NodeDisplay,
+    /// Its pack-drawn twin.
+    Twin(PackTwin),
+}
+
+impl DrawnBy {
+    /// What this display is sent for node `union`'s pose `transform`.
+    fn draw(
+        self,
+        playback: &ActiveEmote,
+        union: usize,
+        transform: &DisplayTransform,
+    ) -> DisplayTransform {
+        match self {
+            DrawnBy::NodeDisplay => playback.drawn_by_node_display(union, transform),
+            DrawnBy::Twin(twin) => twin.offset(transform),
         }
     }
 }

@@ -179,6 +179,7 @@ pub(super) fn advance_emotes(
     mut commands: Commands,
     mut players: PlayingPlayers,
     mut displays: DisplayQuery,
+    mut bands: BandWriter,
     mut ended: EventWriter<EmoteEndedEvent>,
     mut commands_out: EventWriter<EmoteCommandEvent>,
     policy: Option<Res<DisplayUpdatePolicy>>,
@@ -231,7 +232,7 @@ pub(super) fn advance_emotes(
             playback
                 .state
                 .pose_updates(yaw, server.current_tick(), updates);
-            write_updates(playback, updates, &mut displays);
+            write_updates(playback, updates, &mut displays, &mut bands);
         }
         if let Some(reason) = end {
             // What the players are told: the feedback plugin; a failure's

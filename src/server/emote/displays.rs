@@ -350,7 +350,7 @@ pub(super) fn dress_skins(
                 twin.dressed = true;
                 // Shown (or moved to its new window) at once, as a twin is
                 // born (`PackTwin::placed`), never interpolated.
-                let last_sent = playback.state.last_sent.get(skin.union).copied().flatten();
+                let last_sent = playback.state.sent.last(skin.union, 0);
                 let moved = twin.placed(last_sent);
                 super::send::write_transform(&mut displays, twin.entity, &moved, 0);
             }

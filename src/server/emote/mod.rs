@@ -59,7 +59,7 @@ pub use active::{
 };
 pub use bone_view::VanillaHiddenLayers;
 pub use duo_state::{Duo, DuoStage, EmotePartner, JoinedThisTick};
-pub use send::EmotePlans;
+pub use send::{append_changed, EmotePlans};
 
 /// Plays emotes: starts, advances and stops playbacks, and cleans up after them.
 pub struct EmotePlaybackPlugin;
@@ -70,6 +70,7 @@ impl Plugin for EmotePlaybackPlugin {
             .init_resource::<EmoteCooldowns>()
             .init_resource::<JoinedThisTick>()
             .init_resource::<EmotePlans>()
+            .init_resource::<crate::server::display_bands::BandLayers>()
             .init_resource::<VanillaHiddenLayers>()
             .add_systems(Startup, create_hidden_players_layer)
             .add_systems(

@@ -6,13 +6,22 @@
 use valence::entity::display::{
     InterpolationDuration, LeftRotation, RightRotation, Scale, StartInterpolation, Translation,
 };
+use valence::entity::tracked_data::TrackedData;
+use valence::entity::EntityId;
+use valence::layer::Layer;
+use valence::prelude::bevy_ecs::system::SystemParam;
 use valence::prelude::*;
+use valence::protocol::encode::PacketWriter;
+use valence::protocol::packets::play::EntityTrackerUpdateS2c;
+use valence::protocol::{RawBytes, VarInt, WritePacket};
+use valence::ChunkPos;
 
 use super::active::*;
 use crate::anim::DisplayTransform;
-use crate::playback::schedule::Tolerance;
+use crate::playback::schedule::{bands_of, Tolerance};
 use crate::playback::session::{DueCommand, DueSource, NodeUpdate, PlanCache};
-use crate::server::events::{CommandSource, EmoteCommandEvent};
+use crate::server::display_bands::BandLayers;
+use crate::server::events::{CommandSource, EmoteCommandEvent, EmoteDisplay};
 
 /// The scheduler's plans shared between playbacks
 /// ([`PlanCache`]), as a resource.
@@ -49,16 +58,18 @@ pub(super) type DisplayQuery<'w, 's> = Query<
 /// Writes the playback's updates (emptying `updates`) to its displays; a
 /// skin-bound node's head is turned to face the rig ([`face_the_rig`]) and
 /// its pack-drawn twin gets the update moved down by its slice's offset
-/// (its model turns the skull itself).
+/// (its model turns the skull itself). Each update goes to the band layers
+/// of its bands ([`BandWriter`]).
 pub(super) fn write_updates(
     playback: &ActiveEmote,
     updates: &mut Vec<NodeUpdate>,
     displays: &mut DisplayQuery,
+    bands: &mut BandWriter,
 ) {
     for update in updates.drain(..) {
         if let Some(Some(entity)) = playback.displays.get(update.union).copied() {
-            let drawn = playback.drawn_by_node_display(update.union, &update.transform);
-            write_transform(displays, entity, &drawn, update.duration_ticks);
+            let draw = |t: &DisplayTransform| playback.drawn_by_node_display(update.union, t);
+            bands.write(displays, entity, &update, draw);
         }
         let twin = playback
             .pack_twins
@@ -66,10 +77,160 @@ pub(super) fn write_updates(
             .and_then(Option::as_ref);
         // An undressed twin stays at scale 0 until it is dressed.
         if let Some(twin) = twin.filter(|t| t.dressed) {
-            let moved = twin.offset(&update.transform);
-            write_transform(displays, twin.entity, &moved, update.duration_ticks);
+            bands.write(displays, twin.entity, &update, |t| twin.offset(t));
         }
     }
+}
+
+/// Where a display's band updates go: its cell, its place and its id; and
+/// its tracked data, whose spawn fields carry band 0's pose.
+type BandRoute = (
+    &'static EntityLayerId,
+    &'static Position,
+    &'static EntityId,
+    &'static mut TrackedData,
+);
+
+/// Writes display updates into the band layers of the displays' cells
+/// ([`crate::server::display_bands`]).
+#[derive(SystemParam)]
+pub(super) struct BandWriter<'w, 's> {
+    routes: Query<'w, 's, BandRoute, (With<EmoteDisplay>, Without<Client>)>,
+    layers: Query<'w, 's, &'static mut EntityLayer>,
+    band_layers: ResMut<'w, BandLayers>,
+    server: Res<'w, Server>,
+    scratch: Local<'s, Vec<u8>>,
+    metadata: Local<'s, TrackedData>,
+}
+
+impl BandWriter<'_, '_> {
+    /// Writes `update`, drawn by this display as `draw` gives, for its
+    /// bands. A display outside a banded cell (its first tick, or cells
+    /// off) gets band 0's update the ordinary way, through its components,
+    /// for every viewer.
+    fn write(
+        &mut self,
+        displays: &mut DisplayQuery,
+        entity: Entity,
+        update: &NodeUpdate,
+        draw: impl Fn(&DisplayTransform) -> DisplayTransform,
+    ) {
+        let transform = draw(&update.transform);
+        let banded = self
+            .routes
+            .get(entity)
+            .ok()
+            .and_then(|(layer, ..)| self.band_layers.of(layer.0).map(|b| (layer.0, b)));
+        let Some((cell, band_layers)) = banded else {
+            if update.bands & 1 != 0 {
+                write_transform(displays, entity, &transform, update.duration_ticks);
+            }
+            return;
+        };
+        let Ok((_, position, id, mut tracked)) = self.routes.get_mut(entity) else {
+            return;
+        };
+        if update.bands & 1 != 0 {
+            // Band 0's pose is what a newly arrived viewer is spawned with
+            // (the cell's catch-up moves it to its own band's).
+            set_spawn_transform(
+                displays,
+                &mut tracked,
+                entity,
+                &transform,
+                update.duration_ticks,
+            );
+        }
+        let previous = update.previous.map(|p| draw(&p));
+        let duration = i32::try_from(update.duration_ticks).unwrap_or(i32::MAX);
+        let data = &mut *self.metadata;
+        data.clear_update_values();
+        let duration_changed = update.previous_duration_ticks != update.duration_ticks;
+        append_changed(
+            data,
+            &transform,
+            previous.as_ref(),
+            0,
+            duration_changed.then_some(duration),
+        );
+        let Some(metadata) = data.update_data() else {
+            return;
+        };
+        let scratch = &mut *self.scratch;
+        scratch.clear();
+        PacketWriter::new(scratch, self.server.compression_threshold()).write_packet(
+            &EntityTrackerUpdateS2c {
+                entity_id: VarInt(id.get()),
+                metadata: RawBytes(metadata),
+            },
+        );
+        let chunk = ChunkPos::from_pos(position.0);
+        for band in bands_of(update.bands) {
+            if let Ok(mut layer) = self.layers.get_mut(band_layers[band]) {
+                layer.view_writer(chunk).write_packet_bytes(scratch);
+                self.band_layers.count(cell, band, scratch.len());
+            }
+        }
+    }
+}
+
+/// Appends a display transformation's metadata: the fields that differ
+/// from `previous` (all of them when it is `None`), always
+/// `start_interpolation`, and `interpolation_duration` when given (a
+/// client keeps the last one it was sent). The 1.20.1 display
+/// indices and type ids (valence's generated ones): 8 start_interpolation
+/// and 9 interpolation_duration (VarInt, 1), 10 translation and 11 scale
+/// (Vector3f, 26), 12 left and 13 right rotation (Quaternionf, 27).
+pub fn append_changed(
+    data: &mut TrackedData,
+    transform: &DisplayTransform,
+    previous: Option<&DisplayTransform>,
+    start_interpolation: i32,
+    duration_ticks: Option<i32>,
+) {
+    data.append_update_value(8, 1, VarInt(start_interpolation));
+    if let Some(duration_ticks) = duration_ticks {
+        data.append_update_value(9, 1, VarInt(duration_ticks));
+    }
+    if previous.is_none_or(|p| p.translation != transform.translation) {
+        data.append_update_value(10, 26, transform.translation);
+    }
+    if previous.is_none_or(|p| p.scale != transform.scale) {
+        data.append_update_value(11, 26, transform.scale);
+    }
+    if previous.is_none_or(|p| p.left_rotation != transform.left_rotation) {
+        data.append_update_value(12, 27, transform.left_rotation);
+    }
+    if previous.is_none_or(|p| p.right_rotation != transform.right_rotation) {
+        data.append_update_value(13, 27, transform.right_rotation);
+    }
+}
+
+/// Sets a display's transformation components without valence sending
+/// them (the band layers carry the update), and its spawn fields to them.
+fn set_spawn_transform(
+    displays: &mut DisplayQuery,
+    tracked: &mut TrackedData,
+    entity: Entity,
+    transform: &DisplayTransform,
+    duration_ticks: u32,
+) {
+    let Ok((mut t, mut l, mut s, mut r, mut start, mut duration)) = displays.get_mut(entity) else {
+        return;
+    };
+    let ticks = i32::try_from(duration_ticks).unwrap_or(i32::MAX);
+    t.bypass_change_detection().0 = transform.translation;
+    l.bypass_change_detection().0 = transform.left_rotation;
+    s.bypass_change_detection().0 = transform.scale;
+    r.bypass_change_detection().0 = transform.right_rotation;
+    start.bypass_change_detection().0 = 0;
+    duration.bypass_change_detection().0 = ticks;
+    tracked.insert_init_value(8, 1, VarInt(0));
+    tracked.insert_init_value(9, 1, VarInt(ticks));
+    tracked.insert_init_value(10, 26, transform.translation);
+    tracked.insert_init_value(11, 26, transform.scale);
+    tracked.insert_init_value(12, 27, transform.left_rotation);
+    tracked.insert_init_value(13, 27, transform.right_rotation);
 }
 
 /// Writes one display's transformation: only the fields that changed, and

@@ -118,7 +118,7 @@ pub(super) fn add_pack_twins(
                 twin.dressed = true;
                 // The node's pose as last sent (this tick's updates are in),
                 // or scale 0 in its window until its first update.
-                let last_sent = playback.state.last_sent.get(skin.union).copied().flatten();
+                let last_sent = playback.state.sent.last(skin.union, 0);
                 let moved = twin.placed(last_sent);
                 commands.entity(entity).insert((
                     valence::entity::item_display::Item(head),

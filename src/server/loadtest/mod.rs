@@ -242,6 +242,8 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     config.emotes.max_active_display_entities = usize::MAX;
     config.emotes.display_tolerance_blocks = options.tolerance_blocks;
     config.emotes.display_tolerance_degrees = options.tolerance_degrees;
+    config.emotes.tolerance_near_blocks = options.tolerance_near_blocks;
+    config.emotes.viewer_bytes_per_second = options.viewer_bytes_per_second;
     config.camera.enabled = options.cameras;
     config
         .emotes

@@ -40,6 +40,12 @@ pub struct LoadtestOptions {
     /// `emotes.display_tolerance_degrees` for the run.
     #[arg(long, default_value_t = 0.5)]
     pub tolerance_degrees: f32,
+    /// `emotes.tolerance_near_blocks` for the run (0: no distance bands).
+    #[arg(long, default_value_t = crate::server::config::DEFAULT_TOLERANCE_NEAR_BLOCKS)]
+    pub tolerance_near_blocks: f64,
+    /// `emotes.viewer_bytes_per_second` for the run (0: no byte budget).
+    #[arg(long, default_value_t = crate::server::config::DEFAULT_VIEWER_BYTES_PER_SECOND)]
+    pub viewer_bytes_per_second: u64,
     /// Also report the viewers' bytes by packet kind
     /// (`bytes_by_packet`, per viewer per second).
     #[arg(long)]
@@ -103,6 +109,8 @@ impl Default for LoadtestOptions {
             display_view_scale: 1.0,
             tolerance_blocks: 0.01,
             tolerance_degrees: 0.5,
+            tolerance_near_blocks: crate::server::config::DEFAULT_TOLERANCE_NEAR_BLOCKS,
+            viewer_bytes_per_second: crate::server::config::DEFAULT_VIEWER_BYTES_PER_SECOND,
             breakdown: false,
             emote_roots: Vec::new(),
             pack_downloads: 0,

@@ -72,25 +72,68 @@
 //!   join) is checked again at once.
 //! - **Empty cells** are kept for [`CELL_RETIRE_TICKS`] (an emote that loops
 //!   or replays in the same spot reuses its cell), then despawned.
+//! - **Groups.** The playbacks of one chunk column are spread over
+//!   [`CELL_GROUPS`] cells by their player's entity index, so a crowd on
+//!   one spot is more than one cell and the byte budget has something to
+//!   choose between. A viewer reads each cell's layers every tick, so the
+//!   groups are few.
+//!
+//! # Distance bands
+//!
+//! The scheduler plans each cycle at four tolerances
+//! ([`crate::playback::schedule::bands`]); each cell has an entity layer per
+//! band holding no entity ([`crate::server::display_bands`]), and a
+//! playback's band-`k` updates are encoded once and written to band `k`'s
+//! layer of the display's cell. A viewer sees a cell's own layer (spawns,
+//! despawns, every field but the transformation) and exactly one of its
+//! band layers: the band its distance to the cell's chunk column allows
+//! (`[emotes] tolerance_near_blocks`, 8 by default: band 0 within 16
+//! blocks, band 1 from 16, band 2 from 32, band 3 from 64). The distance to
+//! the column's nearest point is never more than the distance to a display
+//! in it, so a viewer never gets a coarser band than its distance allows.
+//! A display's spawn fields are band 0's pose; a viewer that arrives in
+//! another band is sent its band's pose right after the spawn (the
+//! catch-up below).
+//!
+//! A viewer whose band changes (it walked, or the budget moved it) is sent
+//! nothing extra: until each display's next update in its new band, it
+//! draws what its old band sent, within that band's tolerance while the
+//! old update runs and then held. Sending each display's pose at every
+//! change would cost as much as spawning the cell again; the budget changes
+//! a viewer's bands at most once a second, and keeps them while it can.
+//!
+//! # The byte budget
+//!
+//! Every [`BUDGET_PERIOD_TICKS`] the bytes written to each band layer are
+//! turned into bytes a second ([`BandTraffic`]), and each viewer's bands
+//! are checked against `[emotes] viewer_bytes_per_second`. A viewer whose
+//! cells at their distance bands cost more is moved, farthest cell first,
+//! to the coarsest band until it is 10 % under the budget; the nearest
+//! cells holding [`NEAREST_KEPT_EMOTES`] playbacks never are. It stays so
+//! until its distance bands alone would cost under 80 % of the budget.
+//! The budget is spent on display updates only (spawns, sounds and chat
+//! are not counted), and it is a target, not a cap: a crowd whose coarsest
+//! plans cost more than the budget is still sent them.
 
 use std::collections::HashMap;
 
 use valence::client::{FlushPacketsSet, UpdateClientsSet};
 use valence::entity::display::ViewRange;
-use valence::entity::tracked_data::TrackedData;
-use valence::entity::EntityId;
 use valence::layer::UpdateLayersPreClientSet;
 use valence::prelude::*;
-use valence::protocol::packets::play::EntityTrackerUpdateS2c;
-use valence::protocol::{RawBytes, VarInt, WritePacket};
-use valence::{ChunkPos, ChunkView};
+use valence::ChunkPos;
 
-use crate::anim::DisplayTransform;
+use crate::playback::schedule::DISPLAY_BANDS;
 use crate::server::config::Config;
-use crate::server::emote::ActiveEmote;
-use crate::server::events::{BoneDrawn, BoneViewer, DisplayAudience, EmoteDisplay};
-use crate::server::resource_pack::PackStatus;
-use crate::server::storage::PlayerChoices;
+use crate::server::display_bands::BandLayers;
+use crate::server::events::{BoneDrawn, DisplayAudience, EmoteDisplay};
+
+mod catch_up;
+mod viewers;
+
+use catch_up::{finish_catch_ups, start_catch_ups, CatchUps};
+use viewers::{measure_band_traffic, show_cells_in_range};
+pub use viewers::{BandTraffic, BUDGET_PERIOD_TICKS, NEAREST_KEPT_EMOTES};
 
 /// Blocks per unit of a display's `view_range`, as the vanilla client
 /// multiplies it.
@@ -106,6 +149,8 @@ impl Plugin for DisplayCullPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<DisplayCells>()
             .init_resource::<CatchUps>()
+            .init_resource::<BandLayers>()
+            .init_resource::<BandTraffic>()
             .add_systems(
                 PostUpdate,
                 (
@@ -114,6 +159,7 @@ impl Plugin for DisplayCullPlugin {
                         retire_empty_cells,
                         assign_display_cells,
                         apply_deferred,
+                        measure_band_traffic,
                         show_cells_in_range,
                     )
                         .chain()
@@ -140,7 +186,15 @@ pub struct CellKey {
     pub audience: DisplayAudience,
     /// True for displays bone viewers draw with bones ([`BoneDrawn`]).
     pub bone_drawn: bool,
+    /// Which of the column's [`CELL_GROUPS`] groups of playbacks (by the
+    /// owner's entity index), so a crowd in one spot is more than one cell
+    /// and the byte budget can draw part of it coarser.
+    pub group: u8,
 }
+
+/// How many cells the playbacks of one chunk column (with one view range
+/// and audience) are spread over.
+pub const CELL_GROUPS: u32 = 4;
 
 impl CellKey {
     /// Whether a viewer that has (or has not) loaded the pack, and is (or
@@ -174,10 +228,11 @@ impl CellKey {
     }
 }
 
-/// One cell's layer and how long it has been empty.
+/// One cell's layer, its band layers and how long it has been empty.
 #[derive(Clone, Copy, Debug)]
 struct Cell {
     layer: Entity,
+    bands: [Entity; DISPLAY_BANDS],
     empty_ticks: u32,
 }
 
@@ -215,6 +270,7 @@ impl DisplayCells {
 fn retire_empty_cells(
     mut commands: Commands,
     mut cells: ResMut<DisplayCells>,
+    mut band_layers: ResMut<BandLayers>,
     layers: Query<&EntityLayer>,
     mut clients: Query<&mut VisibleEntityLayers, With<Client>>,
 ) {
@@ -232,13 +288,17 @@ fn retire_empty_cells(
     for key in retired {
         if let Some(cell) = cells.by_key.remove(&key) {
             cells.by_layer.remove(&cell.layer);
-            for mut visible in &mut clients {
-                if visible.0.contains(&cell.layer) {
-                    visible.0.remove(&cell.layer);
+            band_layers.remove(cell.layer);
+            let layers = std::iter::once(cell.layer).chain(cell.bands);
+            for layer in layers {
+                for mut visible in &mut clients {
+                    if visible.0.contains(&layer) {
+                        visible.0.remove(&layer);
+                    }
                 }
-            }
-            if let Some(mut layer) = commands.get_entity(cell.layer) {
-                layer.insert(Despawned);
+                if let Some(mut layer) = commands.get_entity(layer) {
+                    layer.insert(Despawned);
+                }
             }
             cells.changed = true;
         }
@@ -247,6 +307,7 @@ fn retire_empty_cells(
 
 /// What cell assignment reads and writes of a display.
 type CellPlacement = (
+    &'static EmoteDisplay,
     &'static Position,
     &'static mut EntityLayerId,
     Option<&'static ViewRange>,
@@ -289,6 +350,7 @@ fn reach_settings(config: &Config) -> (f64, u8) {
 fn assign_display_cells(
     mut commands: Commands,
     mut cells: ResMut<DisplayCells>,
+    mut band_layers: ResMut<BandLayers>,
     server: Res<Server>,
     config: Res<Config>,
     mut displays: ParamSet<(MovedDisplays, AllDisplays)>,
@@ -296,11 +358,17 @@ fn assign_display_cells(
     let reassign_all = config.is_changed();
     let (scale, view_distance) = reach_settings(&config);
     let view_blocks = chunk_view_reach_blocks(view_distance);
-    let mut assign = |position: &Position,
-                      layer_id: &mut EntityLayerId,
-                      view_range: Option<&ViewRange>,
-                      audience: Option<&DisplayAudience>,
-                      bone_drawn: Option<&BoneDrawn>| {
+    // Bands and the budget choose per viewer, so they need cells.
+    let banded =
+        config.emotes.tolerance_near_blocks > 0.0 || config.emotes.viewer_bytes_per_second > 0;
+    let mut assign = |(display, position, mut layer_id, view_range, audience, bone_drawn): (
+        &EmoteDisplay,
+        &Position,
+        Mut<EntityLayerId>,
+        Option<&ViewRange>,
+        Option<&DisplayAudience>,
+        Option<&BoneDrawn>,
+    )| {
         // The world: the layer it was spawned in, or its cell's world.
         let world = cells.key_of(layer_id.0).map_or(layer_id.0, |key| key.world);
         let key = CellKey {
@@ -309,10 +377,11 @@ fn assign_display_cells(
             view_range_bits: view_range.map_or(1.0, |v| v.0).to_bits(),
             audience: audience.copied().unwrap_or_default(),
             bone_drawn: bone_drawn.is_some(),
+            group: (display.owner.index() % CELL_GROUPS) as u8,
         };
         // A display for some viewers only is always in a cell: the
         // world's layer would show it to everyone.
-        let layer = if key.for_everyone() && key.reach_blocks(scale) >= view_blocks {
+        let layer = if !banded && key.for_everyone() && key.reach_blocks(scale) >= view_blocks {
             // Nothing to cull: the world's layer sends it by chunk view.
             world
         } else {
@@ -320,10 +389,14 @@ fn assign_display_cells(
                 Some(cell) => cell.layer,
                 None => {
                     let layer = commands.spawn(EntityLayer::new(&server)).id();
+                    let bands =
+                        std::array::from_fn(|_| commands.spawn(EntityLayer::new(&server)).id());
+                    band_layers.insert(layer, bands);
                     cells.by_key.insert(
                         key,
                         Cell {
                             layer,
+                            bands,
                             empty_ticks: 0,
                         },
                     );
@@ -338,13 +411,9 @@ fn assign_display_cells(
         }
     };
     if reassign_all {
-        for (position, mut layer_id, view_range, audience, bones) in &mut displays.p1() {
-            assign(position, &mut layer_id, view_range, audience, bones);
-        }
+        displays.p1().iter_mut().for_each(&mut assign);
     } else {
-        for (position, mut layer_id, view_range, audience, bones) in &mut displays.p0() {
-            assign(position, &mut layer_id, view_range, audience, bones);
-        }
+        displays.p0().iter_mut().for_each(&mut assign);
     }
 }
 
@@ -353,188 +422,6 @@ fn assign_display_cells(
 /// client's own chunk, corner to corner.
 pub fn chunk_view_reach_blocks(view_distance_chunks: u8) -> f64 {
     (f64::from(view_distance_chunks) + 1.0) * 16.0 * std::f64::consts::SQRT_2
-}
-
-/// What cell visibility reads and writes of a client.
-type Viewer = (
-    Entity,
-    Ref<'static, Position>,
-    &'static mut VisibleEntityLayers,
-    Option<Ref<'static, PackStatus>>,
-    Option<Ref<'static, BoneViewer>>,
-    Option<Ref<'static, PlayerChoices>>,
-);
-
-fn show_cells_in_range(
-    mut cells: ResMut<DisplayCells>,
-    mut catch_ups: ResMut<CatchUps>,
-    config: Res<Config>,
-    mut clients: Query<Viewer, With<Client>>,
-) {
-    let everyone = cells.changed || config.is_changed();
-    cells.changed = false;
-    if cells.by_key.is_empty() {
-        return;
-    }
-    let (scale, _) = reach_settings(&config);
-    for (client, position, mut visible, pack, bone_viewer, choices) in &mut clients {
-        // `/emote parts off` shows heads, as to a viewer without the pack.
-        let pack_changed = pack.as_ref().is_some_and(|p| p.is_changed())
-            || choices.as_ref().is_some_and(|c| c.is_changed());
-        let became_bone_viewer = bone_viewer.as_ref().is_some_and(|b| b.is_added());
-        if !everyone && !position.is_changed() && !pack_changed && !became_bone_viewer {
-            continue;
-        }
-        let pack_loaded =
-            PlayerChoices::sees_parts(choices.as_deref(), pack.is_some_and(|p| p.is_loaded()));
-        let bone_viewer = bone_viewer.is_some();
-        for (key, cell) in &cells.by_key {
-            let reach = key.reach_blocks(scale);
-            let wanted = key.admits(pack_loaded, bone_viewer)
-                && visible.0.contains(&key.world)
-                && key.distance_squared(position.0) <= reach * reach;
-            if wanted != visible.0.contains(&cell.layer) {
-                if wanted {
-                    visible.0.insert(cell.layer);
-                    catch_ups.arrived.push((client, cell.layer));
-                } else {
-                    visible.0.remove(&cell.layer);
-                }
-            }
-        }
-    }
-}
-
-/// Viewers that arrive while display updates are in flight
-/// (see "Arriving mid-stretch" in the module docs).
-#[derive(Resource, Debug, Default)]
-struct CatchUps {
-    /// Clients given a cell layer this tick, and the layer.
-    arrived: Vec<(Entity, Entity)>,
-    /// Displays sent their stretch's start this tick, for the second
-    /// packet on the next.
-    started: Vec<CatchUp>,
-}
-
-/// One display being caught up for one viewer.
-#[derive(Clone, Copy, Debug)]
-struct CatchUp {
-    client: Entity,
-    display: Entity,
-    owner: Entity,
-    sent_tick: i64,
-}
-
-/// Writes one display-transformation metadata packet to `client`.
-fn write_transformation(
-    client: &mut Client,
-    entity_id: i32,
-    transform: &DisplayTransform,
-    start_interpolation: i32,
-    duration_ticks: i32,
-) {
-    // 1.20.1 display indices and type ids (valence's generated ones): 8
-    // start_interpolation and 9 interpolation_duration (VarInt, 1), 10
-    // translation and 11 scale (Vector3f, 26), 12 left and 13 right
-    // rotation (Quaternionf, 27).
-    let mut data = TrackedData::default();
-    data.append_update_value(8, 1, VarInt(start_interpolation));
-    data.append_update_value(9, 1, VarInt(duration_ticks));
-    data.append_update_value(10, 26, transform.translation);
-    data.append_update_value(11, 26, transform.scale);
-    data.append_update_value(12, 27, transform.left_rotation);
-    data.append_update_value(13, 27, transform.right_rotation);
-    if let Some(metadata) = data.update_data() {
-        client.write_packet(&EntityTrackerUpdateS2c {
-            entity_id: VarInt(entity_id),
-            metadata: RawBytes(metadata),
-        });
-    }
-}
-
-/// Right after valence spawned a cell's displays for the clients that
-/// arrived this tick: each display with an update in flight for two or more
-/// ticks more is set to that update's start, with no interpolation.
-fn start_catch_ups(
-    mut catch_ups: ResMut<CatchUps>,
-    cells: Res<DisplayCells>,
-    server: Res<Server>,
-    layers: Query<&EntityLayer>,
-    displays: Query<(&EmoteDisplay, &EntityId)>,
-    playbacks: Query<&ActiveEmote>,
-    mut clients: Query<(&mut Client, &Position, &ViewDistance)>,
-) {
-    let now = server.current_tick();
-    let catch_ups = &mut *catch_ups;
-    for (client_entity, layer) in catch_ups.arrived.drain(..) {
-        let (Some(key), Ok(layer)) = (cells.key_of(layer), layers.get(layer)) else {
-            continue;
-        };
-        let Ok((mut client, position, view_distance)) = clients.get_mut(client_entity) else {
-            continue;
-        };
-        // valence spawns only what is in the client's chunk view.
-        let view = ChunkView::new(ChunkPos::from_pos(position.0), view_distance.get());
-        if !view.contains(key.chunk) {
-            continue;
-        }
-        for display in layer.entities_at(key.chunk) {
-            let Ok((tag, id)) = displays.get(display) else {
-                continue;
-            };
-            let Ok(playback) = playbacks.get(tag.owner) else {
-                continue;
-            };
-            let Some(flight) = playback.in_flight_of(display) else {
-                continue;
-            };
-            if flight.remaining_ticks(now) < 2 {
-                continue;
-            }
-            write_transformation(&mut client, id.get(), &flight.from, 0, 0);
-            catch_ups.started.push(CatchUp {
-                client: client_entity,
-                display,
-                owner: tag.owner,
-                sent_tick: flight.sent_tick,
-            });
-        }
-    }
-}
-
-/// The tick after [`start_catch_ups`], before this tick's updates are
-/// copied to clients: the update in flight again, started as many ticks
-/// ago as it was sent (a negative `start_interpolation`), so the client
-/// interpolates from the stretch's start exactly as every other viewer.
-/// An update replaced meanwhile (the player turned, the emote stopped) is
-/// left to the shared updates.
-fn finish_catch_ups(
-    mut catch_ups: ResMut<CatchUps>,
-    server: Res<Server>,
-    ids: Query<&EntityId, Without<Despawned>>,
-    playbacks: Query<&ActiveEmote>,
-    mut clients: Query<&mut Client>,
-) {
-    let now = server.current_tick();
-    for catch_up in catch_ups.started.drain(..) {
-        let Ok(id) = ids.get(catch_up.display) else {
-            continue;
-        };
-        let Some(flight) = playbacks
-            .get(catch_up.owner)
-            .ok()
-            .and_then(|p| p.in_flight_of(catch_up.display))
-            .filter(|f| f.sent_tick == catch_up.sent_tick && f.remaining_ticks(now) > 0)
-        else {
-            continue;
-        };
-        let Ok(mut client) = clients.get_mut(catch_up.client) else {
-            continue;
-        };
-        let running = i32::try_from(now - flight.sent_tick).unwrap_or(i32::MAX);
-        let duration = i32::try_from(flight.duration_ticks).unwrap_or(i32::MAX);
-        write_transformation(&mut client, id.get(), &flight.to, -running, duration);
-    }
 }
 
 #[cfg(test)]
@@ -548,6 +435,7 @@ mod tests {
             view_range_bits: view_range.to_bits(),
             audience: DisplayAudience::Everyone,
             bone_drawn: false,
+            group: 0,
         }
     }
 
