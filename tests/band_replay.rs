@@ -5,19 +5,22 @@
 //! simulated wall clock, so two runs of it send the same thing. A test
 //! emote swings one block display back and forth with eased keyframes,
 //! which the client's linear interpolation can only follow within a
-//! tolerance; each of 100 players plays it on one spot. A watcher stands
-//! among them.
+//! tolerance; 100 players play it on a 10 × 10 grid 4 blocks apart (nine
+//! chunk columns). A watcher stands at the grid's corner, another 40
+//! blocks east of the grid's far side.
 //!
-//! - **The byte budget.** With no budget the watcher gets every emote at
-//!   band 0, within 0.01 block of the exact pose. With a budget of 1 byte a
-//!   second its farthest emotes go to the coarsest band, and the nearest
-//!   20 never do: at least 20 players' displays are drawn exactly as with
-//!   no budget (the nearest emotes still replay within 0.01 block), the
-//!   others within the coarsest band's 0.08 block of that (plus band 0's
-//!   own 0.01), for fewer bytes.
-//! - **Distance bands.** A second watcher 40 blocks away (band 2, 0.04
-//!   block) draws within 0.05 block of what the near watcher draws, for
+//! - **The byte budget.** With no budget the near watcher gets the emotes
+//!   of its own and the next chunk columns at band 0, within 0.01 block of
+//!   the exact pose. With a budget of 1 byte a second its farthest columns
+//!   go to the coarsest band, and the columns of its nearest 20 emotes
+//!   never do: those are drawn exactly as with no budget (the nearest
+//!   emotes still replay within 0.01 block), the others within the
+//!   coarsest band's 0.08 block of that (plus band 0's own 0.01), for
 //!   fewer bytes.
+//! - **Distance bands.** Every display is drawn within its band's
+//!   tolerance (plus band 0's) of what it is with band 0 at every
+//!   distance, and the far watcher, whose columns are all 16 blocks or
+//!   more away, gets fewer bytes than the near one.
 
 mod common;
 
@@ -27,6 +30,7 @@ use std::sync::{Arc, Mutex};
 
 use common::display_replay::{drawn, metadata_for, one_block_emote, Capture, Frames};
 use emoted::format::EmoteId;
+use emoted::playback::schedule::{band_for_distance, band_tolerance, Tolerance, COARSEST_BAND};
 use emoted::server::config::Config;
 use emoted::server::emote::{ActiveEmote, DisplayUpdatePolicy};
 use emoted::server::events::PlayEmoteRequest;
@@ -46,8 +50,12 @@ fn swing() -> String {
     )
 }
 
-/// Players playing the swing, all on the spawn.
+/// Players playing the swing, on a 10 × 10 grid.
 const PLAYERS: usize = 100;
+/// The grid's spacing, blocks.
+const SPACING_BLOCKS: f64 = 4.0;
+/// Where the far watcher stands, blocks east of the grid's corner.
+const FAR_X_BLOCKS: f64 = 76.5;
 /// Ticks run; the comparison covers the second half (the budget is
 /// measured every second).
 const TICKS: u64 = 120;
@@ -59,7 +67,7 @@ struct Watched {
 
 impl Watched {
     /// The translation drawn of display `id` over the compared ticks.
-    fn drawn(&self, id: i32) -> BTreeMap<u64, Vec3> {
+    fn drawn_of(&self, id: i32) -> BTreeMap<u64, Vec3> {
         let frames = self.frames.lock().expect("frames");
         drawn(&metadata_for(&frames, id), TICKS / 2..=TICKS)
     }
@@ -112,8 +120,13 @@ fn run(dir: &std::path::Path, budget: u64) -> (Watched, Watched, Vec<i32>) {
         app.update();
     };
     step(&mut app);
-    // 40 blocks east of the spawn's chunk column: band 2.
-    app.world.get_mut::<Position>(far_client).expect("far").0.x = 56.5;
+    app.world.get_mut::<Position>(far_client).expect("far").0.x = FAR_X_BLOCKS;
+    for (index, &player) in players.iter().enumerate() {
+        let (column, row) = grid_place(index);
+        let mut position = app.world.get_mut::<Position>(player).expect("a player");
+        position.0.x += column;
+        position.0.z += row;
+    }
     step(&mut app);
     tick.store(0, Ordering::Relaxed);
     for &player in &players {
@@ -144,6 +157,38 @@ fn run(dir: &std::path::Path, budget: u64) -> (Watched, Watched, Vec<i32>) {
     (near, far, ids)
 }
 
+/// Player `index`'s offset on the grid from the corner, blocks.
+fn grid_place(index: usize) -> (f64, f64) {
+    let column = (index % 10) as f64 * SPACING_BLOCKS;
+    let row = (index / 10) as f64 * SPACING_BLOCKS;
+    (column, row)
+}
+
+/// The band a watcher at (`watcher_x`, 0.5) gets player `index`'s
+/// display at: by the distance to the nearest point of its chunk column
+/// (players stand at 0.5 plus their grid place).
+fn column_band(watcher_x: f64, index: usize) -> usize {
+    band_for_distance(column_distance(watcher_x, index), 8.0)
+}
+
+/// The distance from a watcher at (`watcher_x`, 0.5) to the nearest point
+/// of player `index`'s chunk column, blocks.
+fn column_distance(watcher_x: f64, index: usize) -> f64 {
+    let (column, row) = grid_place(index);
+    let axis = |watcher: f64, at: f64| {
+        let low = (at / 16.0).floor() * 16.0;
+        (low - watcher).max(watcher - (low + 16.0)).max(0.0)
+    };
+    let dx = axis(watcher_x, 0.5 + column);
+    let dz = axis(0.5, 0.5 + row);
+    (dx * dx + dz * dz).sqrt()
+}
+
+/// Band `band`'s translation tolerance at the default, blocks.
+fn tolerance_at(band: usize) -> f32 {
+    band_tolerance(Tolerance::default(), band).translation_blocks
+}
+
 fn largest_gap(a: &BTreeMap<u64, Vec3>, b: &BTreeMap<u64, Vec3>) -> f32 {
     a.iter()
         .map(|(t, at)| b.get(t).map_or(f32::INFINITY, |bt| at.distance(*bt)))
@@ -161,18 +206,21 @@ fn the_budget_draws_far_emotes_coarser_and_never_the_nearest_twenty() {
     assert_eq!(free_ids, tight_ids, "the two runs spawn alike");
 
     // The swing moves: the watcher sees it move at every compared tick.
-    let first = free_near.drawn(free_ids[0]);
+    let first = free_near.drawn_of(free_ids[0]);
     let travel = first.values().map(|p| p.x).fold(f32::MIN, f32::max)
         - first.values().map(|p| p.x).fold(f32::MAX, f32::min);
     assert!(travel > 2.0, "the swing is drawn swinging: {first:?}");
 
     let mut exact = 0;
     let mut coarser = 0;
-    for &id in &free_ids {
-        let gap = largest_gap(&tight_near.drawn(id), &free_near.drawn(id));
+    for (index, &id) in free_ids.iter().enumerate() {
+        // With no budget the near watcher gets this display at the band of
+        // its column's distance.
+        let natural = tolerance_at(column_band(0.5, index));
+        let gap = largest_gap(&tight_near.drawn_of(id), &free_near.drawn_of(id));
         assert!(
-            gap <= 0.08 + 0.01 + 1e-4,
-            "display {id}: the coarsest band draws {gap} block from band 0"
+            gap <= tolerance_at(COARSEST_BAND) + natural + 1e-4,
+            "display {id}: the coarsest band draws {gap} block from its distance band"
         );
         if gap < 1e-5 {
             exact += 1;
@@ -201,20 +249,36 @@ fn the_budget_draws_far_emotes_coarser_and_never_the_nearest_twenty() {
         free_near.bytes()
     );
 
-    // Band 2, 40 blocks away: within its 0.04 block (and band 0's 0.01)
-    // of what the near watcher draws, for fewer bytes.
-    for &id in &free_ids {
-        let far = free_far.drawn(id);
+    // Each display in reach of the far watcher, within its band's tolerance
+    // (and the near watcher's band's) of what the near watcher draws.
+    let mut far_bands = Vec::new();
+    for (index, &id) in free_ids.iter().enumerate() {
+        // Past a display's 64-block reach nothing is sent (culling).
+        if column_distance(FAR_X_BLOCKS, index) > 64.0 {
+            continue;
+        }
+        let far = free_far.drawn_of(id);
         assert!(!far.is_empty(), "the far watcher sees display {id}");
-        let gap = largest_gap(&far, &free_near.drawn(id));
+        let band = column_band(FAR_X_BLOCKS, index);
+        far_bands.push(band);
         assert!(
-            gap <= 0.04 + 0.01 + 1e-4,
-            "display {id}: band 2 draws {gap} block off"
+            band >= 1,
+            "the far watcher is 16 blocks or more from every column"
+        );
+        let allowed = tolerance_at(band) + tolerance_at(column_band(0.5, index));
+        let gap = largest_gap(&far, &free_near.drawn_of(id));
+        assert!(
+            gap <= allowed + 1e-4,
+            "display {id}: band {band} draws {gap} block off (at most {allowed})"
         );
     }
     assert!(
+        far_bands.contains(&1) && far_bands.contains(&2),
+        "the far watcher sees columns in bands 1 and 2: {far_bands:?}"
+    );
+    assert!(
         free_far.bytes() < free_near.bytes(),
-        "band 2 is fewer bytes: {} vs {}",
+        "farther is fewer bytes: {} vs {}",
         free_far.bytes(),
         free_near.bytes()
     );

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use valence::prelude::*;
 
-use crate::playback::schedule::DISPLAY_BANDS;
+use crate::playback::schedule::{bands_of, BandMask, DISPLAY_BANDS};
 
 /// The band layers of each cell (by the cell's layer) and the bytes written
 /// to them since the budget last read them.
@@ -43,10 +43,11 @@ impl BandLayers {
         self.by_cell.remove(&cell)
     }
 
-    /// Counts `bytes` written to band `band` of cell `cell`.
-    pub fn count(&mut self, cell: Entity, band: usize, bytes: usize) {
-        if let Some(slot) = self.bytes.entry(cell).or_default().get_mut(band) {
-            *slot += bytes as u64;
+    /// Counts `bytes` written to each band of `mask` of cell `cell`.
+    pub fn count(&mut self, cell: Entity, mask: BandMask, bytes: usize) {
+        let slots = self.bytes.entry(cell).or_default();
+        for band in bands_of(mask) {
+            slots[band] += bytes as u64;
         }
     }
 

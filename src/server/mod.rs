@@ -17,6 +17,7 @@ pub mod emote;
 pub mod emote_library;
 pub mod events;
 pub mod feedback;
+pub mod framed;
 pub mod gateway;
 pub mod idle;
 pub mod listener;

@@ -14,7 +14,8 @@ use crate::anim::DisplayTransform;
 use crate::library::CompiledAnimation;
 use crate::playback::playing::{BandPlans, CycleSchedule, SpaceRoots};
 use crate::playback::schedule::{
-    band_tolerance, update_at, BandMask, Planner, Tolerance, DISPLAY_BANDS, EVERY_BAND,
+    band_tolerance, update_at, BandMask, DisplayUpdate, Planner, Tolerance, DISPLAY_BANDS,
+    EVERY_BAND,
 };
 
 /// How many node-ticks (display nodes × timeline ticks × distance bands)
@@ -24,7 +25,7 @@ use crate::playback::schedule::{
 /// wraps on the same tick; a burst of `/emote` starts) would otherwise plan
 /// in one tick and stall it. A cycle over the budget streams per tick and
 /// is planned from where it is on a later tick. Shared plans cost nothing.
-pub const PLANNING_BUDGET_NODE_TICKS: usize = 8_000;
+pub const PLANNING_BUDGET_NODE_TICKS: usize = 16_000;
 
 /// At most this many shared plans are kept (a reload makes new ones). At
 /// the limit, plans of Animations no longer loaded or playing go first.
@@ -106,6 +107,13 @@ impl PlaybackState {
     /// When a cycle started this tick (or one waits for the planning
     /// budget), plans its display updates from this tick on, or takes the
     /// shared plan of a pure Animation. Two-player mirrors stay per tick.
+    ///
+    /// A shared plan is made once at every distance band
+    /// ([`crate::playback::schedule::bands`]). A cycle of its own (an
+    /// Animation with random Molang, a `server_sync` join) is planned at
+    /// band 0 alone, and every band is sent that plan: planning each band
+    /// would cost four times the planning of every such cycle, and these
+    /// are most of the planning a crowd does.
     pub fn plan_new_cycle(&mut self, cache: &mut PlanCache) {
         if self.cycle_started {
             self.scheduled_yaw = None;
@@ -127,9 +135,12 @@ impl PlaybackState {
         if !cached {
             let duration = current.runtime().duration_ticks;
             // Each distance band is planned: the budget counts them all.
+            // A shared plan has every distance band; a cycle of its own
+            // only band 0 (see `plan_new_cycle`).
+            let bands = DISPLAY_BANDS;
             let cost = current.compiled.rig.nodes.len()
                 * duration.saturating_sub(first_position) as usize
-                * DISPLAY_BANDS;
+                * bands;
             // Over budget: wait, unless nothing was planned yet this tick
             // (a single cycle larger than the budget still gets its plan).
             if cache.planned_this_tick > 0
@@ -212,15 +223,16 @@ impl PlaybackState {
                         let scene = self.scene_nodes.get(union).copied().unwrap_or(false);
                         let turn = if scene { scene_yaw } else { yaw };
                         // Each band's plan; bands with the same update this
-                        // tick share it.
-                        let mut due: [Option<(DisplayTransform, u32)>; DISPLAY_BANDS] =
+                        // tick share it (and it is turned once).
+                        let mut due: [Option<&DisplayUpdate>; DISPLAY_BANDS] =
                             [None; DISPLAY_BANDS];
-                        for (band, plans) in schedule.plans.iter().enumerate().take(DISPLAY_BANDS) {
-                            if let Some(update) =
-                                plans.get(rig_index).and_then(|p| update_at(p, tick))
-                            {
-                                due[band] = Some((update.turned(turn), update.duration_ticks));
-                            }
+                        for (band, slot) in due.iter_mut().enumerate() {
+                            // A cycle planned for band 0 alone: every band
+                            // follows it.
+                            let plans = schedule.plans.get(band).or(schedule.plans.first());
+                            *slot = plans
+                                .and_then(|plans| plans.get(rig_index))
+                                .and_then(|plan| update_at(plan, tick));
                         }
                         for band in 0..DISPLAY_BANDS {
                             let Some(update) = due[band] else {
@@ -228,12 +240,14 @@ impl PlaybackState {
                             };
                             let mut mask: BandMask = 0;
                             for (other, slot) in due.iter_mut().enumerate().skip(band) {
-                                if *slot == Some(update) {
+                                if slot.is_some_and(|u| u == update) {
                                     mask |= 1 << other;
                                     *slot = None;
                                 }
                             }
-                            self.sent.send(union, mask, update.0, update.1, now, out);
+                            let transform = update.turned(turn);
+                            self.sent
+                                .send(union, mask, transform, update.duration_ticks, now, out);
                         }
                     }
                 }

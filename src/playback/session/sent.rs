@@ -103,14 +103,15 @@ impl SentBands {
             let previous = self.last(union, band);
             let previous_duration_ticks = self.last_duration[union][band];
             self.last_duration[union][band] = duration_ticks;
-            let from = self.drawn_at(union, band, now).unwrap_or(UNSENT);
-            self.last[union][band] = Some(transform);
-            self.flight[union][band] = (duration_ticks > 1).then_some(InFlight {
-                from,
+            // Where the interpolation starts matters only to an update
+            // that interpolates.
+            self.flight[union][band] = (duration_ticks > 1).then(|| InFlight {
+                from: self.drawn_at(union, band, now).unwrap_or(UNSENT),
                 to: transform,
                 sent_tick: now,
                 duration_ticks,
             });
+            self.last[union][band] = Some(transform);
             match out[first_pushed..].iter_mut().find(|update| {
                 update.previous == previous
                     && update.previous_duration_ticks == previous_duration_ticks

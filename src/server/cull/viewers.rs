@@ -14,7 +14,8 @@ use crate::server::resource_pack::PackStatus;
 use crate::server::storage::PlayerChoices;
 
 /// How often the band layers' bytes are measured and every viewer's bands
-/// are checked against its budget, in ticks.
+/// are checked against its budget, in ticks (a twentieth of the viewers
+/// each tick, so the checks do not all land on one tick).
 pub const BUDGET_PERIOD_TICKS: u32 = 20;
 
 /// A viewer's nearest emotes that are never drawn coarser for its budget.
@@ -38,8 +39,6 @@ pub struct BandTraffic {
     /// Playbacks per cell layer.
     playbacks: HashMap<Entity, u32>,
     ticks: u32,
-    /// True on the tick the rates were measured: every viewer is checked.
-    measured: bool,
 }
 
 impl BandTraffic {
@@ -61,13 +60,11 @@ pub(super) fn measure_band_traffic(
     displays: Query<(&EmoteDisplay, &EntityLayerId)>,
 ) {
     traffic.ticks += 1;
-    traffic.measured = false;
     if traffic.ticks < BUDGET_PERIOD_TICKS {
         return;
     }
     let per_second = 20.0 / f64::from(traffic.ticks);
     traffic.ticks = 0;
-    traffic.measured = true;
     traffic.rates = band_layers
         .take_bytes()
         .into_iter()
@@ -118,7 +115,7 @@ pub(super) fn show_cells_in_range(
     mut clients: Query<Viewer, With<Client>>,
     mut reached: Local<Vec<Reached>>,
 ) {
-    let everyone = cells.changed || config.is_changed() || traffic.measured;
+    let everyone = cells.changed || config.is_changed();
     cells.changed = false;
     if cells.by_key.is_empty() {
         return;
@@ -131,7 +128,14 @@ pub(super) fn show_cells_in_range(
         let pack_changed = pack.as_ref().is_some_and(|p| p.is_changed())
             || choices.as_ref().is_some_and(|c| c.is_changed());
         let became_bone_viewer = bone_viewer.as_ref().is_some_and(|b| b.is_added());
-        if !everyone && !position.is_changed() && !pack_changed && !became_bone_viewer {
+        // This tick's share of the viewers is checked against the budget.
+        let budget_turn = client.index() % BUDGET_PERIOD_TICKS == traffic.ticks;
+        if !everyone
+            && !budget_turn
+            && !position.is_changed()
+            && !pack_changed
+            && !became_bone_viewer
+        {
             continue;
         }
         let pack_loaded =

@@ -25,6 +25,7 @@ use crate::server::events::{
     ActionBarShownEvent, CommandSource, EmoteCommandEvent, EmoteDisplay, EndReason,
     PlayEmoteRequest, SetParameterRequest, StopEmoteRequest,
 };
+use crate::server::framed::FramedPacket;
 use crate::server::syntax::selector::{
     Candidate, SelectContext, Selector, SelectorBase, SelectorRng,
 };
@@ -173,6 +174,25 @@ pub(super) struct Dispatcher<'w, 's> {
     cache: ResMut<'w, ParseCache>,
     rng: ResMut<'w, DispatchRng>,
     budget: Local<'s, CommandBudget>,
+    server: Res<'w, Server>,
+    candidates: Local<'s, CandidateCache>,
+}
+
+/// The entities selectors choose from, built once for the commands of a
+/// tick (1,000 players are 1,000 names copied) and again after a command
+/// that moves players or changes their game mode.
+#[derive(Default)]
+pub(super) struct CandidateCache {
+    players: Option<Vec<Candidate>>,
+    everyone: Option<Vec<Candidate>>,
+}
+
+impl CandidateCache {
+    /// Forgets what was built: players moved or changed.
+    fn clear(&mut self) {
+        self.players = None;
+        self.everyone = None;
+    }
 }
 
 pub(super) fn run_emote_commands(
@@ -181,6 +201,7 @@ pub(super) fn run_emote_commands(
     config: Res<Config>,
 ) {
     let cap = config.emotes.max_commands_per_tick;
+    dispatcher.candidates.clear();
     // Commands each playback may still run this tick; playbacks stopped for
     // the cap.
     let mut left: HashMap<Entity, u32> = HashMap::new();
@@ -223,6 +244,35 @@ pub(super) fn run_emote_commands(
             });
         }
     }
+}
+
+/// The players (and, unless `only_players`, the displays) a selector
+/// chooses from.
+fn candidates(
+    players: &Query<PlayerData, With<Client>>,
+    displays: &Query<DisplayData, Without<Client>>,
+    only_players: bool,
+) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = players
+        .iter()
+        .map(|(entity, _, name, position, _, mode, ..)| {
+            Candidate::player(entity, &name.0, position.0, *mode)
+        })
+        .collect();
+    if !only_players {
+        out.extend(
+            displays
+                .iter()
+                .map(|(entity, position, kind, ..)| Candidate {
+                    entity,
+                    kind: *kind,
+                    name: None,
+                    position: position.0,
+                    game_mode: None,
+                }),
+        );
+    }
+    out
 }
 
 impl Dispatcher<'_, '_> {
@@ -269,37 +319,21 @@ impl Dispatcher<'_, '_> {
         }
     }
 
-    pub(super) fn candidates(&self, only_players: bool) -> Vec<Candidate> {
-        let mut out: Vec<Candidate> = self
-            .players
-            .iter()
-            .map(|(entity, _, name, position, _, mode, ..)| {
-                Candidate::player(entity, &name.0, position.0, *mode)
-            })
-            .collect();
-        if !only_players {
-            out.extend(
-                self.displays
-                    .iter()
-                    .map(|(entity, position, kind, ..)| Candidate {
-                        entity,
-                        kind: *kind,
-                        name: None,
-                        position: position.0,
-                        game_mode: None,
-                    }),
-            );
-        }
-        out
-    }
-
     pub(super) fn select(&mut self, selector: &Selector, context: &Context) -> Vec<Entity> {
-        let candidates = self.candidates(selector.only_players());
+        let only_players = selector.only_players();
+        let cache = &mut *self.candidates;
+        let slot = if only_players {
+            &mut cache.players
+        } else {
+            &mut cache.everyone
+        };
+        let candidates =
+            slot.get_or_insert_with(|| candidates(&self.players, &self.displays, only_players));
         let select_context = SelectContext {
             source: context.source.entity(),
             origin: context.origin,
         };
-        selector.select(&select_context, &candidates, &mut self.rng.0)
+        selector.select(&select_context, candidates, &mut self.rng.0)
     }
 
     /// The players among the selected entities.
@@ -394,16 +428,20 @@ impl Dispatcher<'_, '_> {
                         .as_ref()
                         .map(|s| Ident::new_unchecked(s.as_str().into())),
                 };
+                let framed = FramedPacket::new(&self.server, &packet);
                 for target in self.select_players(targets, context) {
                     if let Ok(mut player) = self.players.get_mut(target) {
-                        player.1.write_packet(&packet);
+                        framed.send_to(&mut player.1);
                     }
                 }
             }
             ParsedCommand::Teleport {
                 targets,
                 destination,
-            } => self.run_teleport(targets, destination, context)?,
+            } => {
+                self.run_teleport(targets, destination, context)?;
+                self.candidates.clear();
+            }
             ParsedCommand::GameMode { mode, targets } => {
                 if targets.base == SelectorBase::Source
                     && !matches!(context.source, CommandSource::Player(_))
@@ -420,6 +458,7 @@ impl Dispatcher<'_, '_> {
                         }
                     }
                 }
+                self.candidates.clear();
             }
             ParsedCommand::Function(id) => self.run_function(id, context)?,
             ParsedCommand::EmotePlay { emote, target } => {
@@ -477,9 +516,10 @@ impl Dispatcher<'_, '_> {
             count: command.count,
         };
         if let Some(viewers) = &command.viewers {
+            let framed = FramedPacket::new(&self.server, &packet);
             for viewer in self.select_players(viewers, context) {
                 if let Ok(mut player) = self.players.get_mut(viewer) {
-                    player.1.write_packet(&packet);
+                    framed.send_to(&mut player.1);
                 }
             }
             return Ok(());
@@ -511,34 +551,32 @@ impl Dispatcher<'_, '_> {
         } else {
             16.0
         };
+        // One seed for every listener, as vanilla's command draws it; the
+        // packet heard in range is framed once.
+        let seed = self.rng.0.next_u64() as i64;
+        let sound = |at: DVec3, volume: f32| PlaySoundS2c {
+            id: SoundId::Direct {
+                id: Ident::new_unchecked(command.sound.as_str().into()),
+                range: None,
+            },
+            category: command.category,
+            position: (at * 8.0).as_ivec3(),
+            volume,
+            pitch: command.pitch,
+            seed,
+        };
+        let in_range = FramedPacket::new(&self.server, &sound(position, command.volume));
         for target in self.select_players(&command.targets, context) {
             let Ok(mut player) = self.players.get_mut(target) else {
                 continue;
             };
             let offset = position - player.3 .0;
-            let (at, volume) = if offset.length_squared() > range * range {
-                if command.min_volume <= 0.0 {
-                    continue;
-                }
-                (
-                    player.3 .0 + offset.normalize_or_zero() * 2.0,
-                    command.min_volume,
-                )
-            } else {
-                (position, command.volume)
-            };
-            let seed = self.rng.0.next_u64() as i64;
-            player.1.write_packet(&PlaySoundS2c {
-                id: SoundId::Direct {
-                    id: Ident::new_unchecked(command.sound.as_str().into()),
-                    range: None,
-                },
-                category: command.category,
-                position: (at * 8.0).as_ivec3(),
-                volume,
-                pitch: command.pitch,
-                seed,
-            });
+            if offset.length_squared() <= range * range {
+                in_range.send_to(&mut player.1);
+            } else if command.min_volume > 0.0 {
+                let at = player.3 .0 + offset.normalize_or_zero() * 2.0;
+                player.1.write_packet(&sound(at, command.min_volume));
+            }
         }
     }
 

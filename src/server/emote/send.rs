@@ -168,9 +168,9 @@ impl BandWriter<'_, '_> {
         for band in bands_of(update.bands) {
             if let Ok(mut layer) = self.layers.get_mut(band_layers[band]) {
                 layer.view_writer(chunk).write_packet_bytes(scratch);
-                self.band_layers.count(cell, band, scratch.len());
             }
         }
+        self.band_layers.count(cell, update.bands, scratch.len());
     }
 }
 
@@ -219,18 +219,29 @@ fn set_spawn_transform(
         return;
     };
     let ticks = i32::try_from(duration_ticks).unwrap_or(i32::MAX);
-    t.bypass_change_detection().0 = transform.translation;
-    l.bypass_change_detection().0 = transform.left_rotation;
-    s.bypass_change_detection().0 = transform.scale;
-    r.bypass_change_detection().0 = transform.right_rotation;
+    // Only what changed: each spawn field written moves the ones after it.
+    if t.0 != transform.translation {
+        t.bypass_change_detection().0 = transform.translation;
+        tracked.insert_init_value(10, 26, transform.translation);
+    }
+    if s.0 != transform.scale {
+        s.bypass_change_detection().0 = transform.scale;
+        tracked.insert_init_value(11, 26, transform.scale);
+    }
+    if l.0 != transform.left_rotation {
+        l.bypass_change_detection().0 = transform.left_rotation;
+        tracked.insert_init_value(12, 27, transform.left_rotation);
+    }
+    if r.0 != transform.right_rotation {
+        r.bypass_change_detection().0 = transform.right_rotation;
+        tracked.insert_init_value(13, 27, transform.right_rotation);
+    }
+    // A spawn starts at once: `start_interpolation` stays 0.
     start.bypass_change_detection().0 = 0;
-    duration.bypass_change_detection().0 = ticks;
-    tracked.insert_init_value(8, 1, VarInt(0));
-    tracked.insert_init_value(9, 1, VarInt(ticks));
-    tracked.insert_init_value(10, 26, transform.translation);
-    tracked.insert_init_value(11, 26, transform.scale);
-    tracked.insert_init_value(12, 27, transform.left_rotation);
-    tracked.insert_init_value(13, 27, transform.right_rotation);
+    if duration.0 != ticks {
+        duration.bypass_change_detection().0 = ticks;
+        tracked.insert_init_value(9, 1, VarInt(ticks));
+    }
 }
 
 /// Writes one display's transformation: only the fields that changed, and

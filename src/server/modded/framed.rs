@@ -8,29 +8,28 @@
 
 use valence::ident::Ident;
 use valence::prelude::*;
-use valence::protocol::encode::PacketWriter;
 use valence::protocol::packets::play::CustomPayloadS2c;
-use valence::protocol::WritePacket;
+
+use crate::server::framed::FramedPacket;
 
 /// One plugin message, framed (and compressed past the server's
 /// threshold) as a client's connection sends it.
-pub(super) struct FramedPayload(Vec<u8>);
+pub(super) struct FramedPayload(FramedPacket);
 
 impl FramedPayload {
     /// `data` on `channel`, framed for `server`'s clients.
     pub(super) fn new(server: &Server, channel: Ident<&str>, data: &[u8]) -> FramedPayload {
-        let mut bytes = Vec::new();
-        PacketWriter::new(&mut bytes, server.compression_threshold()).write_packet(
+        FramedPayload(FramedPacket::new(
+            server,
             &CustomPayloadS2c {
                 channel: channel.into(),
                 data: data.into(),
             },
-        );
-        FramedPayload(bytes)
+        ))
     }
 
     /// Adds it to `client`'s packets of this tick.
     pub(super) fn send_to(&self, client: &mut Client) {
-        client.write_packet_bytes(&self.0);
+        self.0.send_to(client);
     }
 }
