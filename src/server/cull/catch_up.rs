@@ -3,9 +3,12 @@
 //! displays for them, each display with an update of their band in flight
 //! for two or more ticks more is set to that update's start, and on the
 //! next tick sent the update again, started as many ticks ago as it was
-//! sent. A viewer arriving in a coarser band than 0 whose display has no
-//! update in flight is sent its band's last target (the spawn carries band
-//! 0's).
+//! sent. A display with no update in flight is spawned with band 0's last
+//! target, whatever the viewer's band: sending each its band's target
+//! would be a packet per display for every viewer arriving in a coarser
+//! band (a crowd whose budget puts a new cell in band 3 would get 1.6 GB in
+//! one tick at 1,000 players), so such a viewer draws band 0's pose until
+//! its band's next update.
 
 use valence::client::Client;
 use valence::entity::tracked_data::TrackedData;
@@ -67,9 +70,9 @@ fn write_transformation(
 }
 
 /// Right after valence spawned a cell's displays for the clients that
-/// arrived this tick: each display with an update in flight for two or more
-/// ticks more is set to that update's start, with no interpolation; one in
-/// a coarser band than 0 with none is set to its band's last target.
+/// arrived this tick: each display with an update of the client's band in
+/// flight for two or more ticks more is set to that update's start, with no
+/// interpolation.
 pub(super) fn start_catch_ups(
     mut catch_ups: ResMut<CatchUps>,
     cells: Res<DisplayCells>,
@@ -100,24 +103,20 @@ pub(super) fn start_catch_ups(
             let Ok(playback) = playbacks.get(tag.owner) else {
                 continue;
             };
-            match playback.in_flight_of(display, band) {
-                Some(flight) if flight.remaining_ticks(now) >= 2 => {
-                    write_transformation(&mut client, id.get(), &flight.from, 0, 0);
-                    catch_ups.started.push(CatchUp {
-                        client: client_entity,
-                        display,
-                        owner: tag.owner,
-                        band,
-                        sent_tick: flight.sent_tick,
-                    });
-                }
-                _ if band != 0 => {
-                    if let Some(last) = playback.last_sent_of(display, band) {
-                        write_transformation(&mut client, id.get(), &last, 0, 0);
-                    }
-                }
-                _ => {}
+            let Some(flight) = playback.in_flight_of(display, band) else {
+                continue;
+            };
+            if flight.remaining_ticks(now) < 2 {
+                continue;
             }
+            write_transformation(&mut client, id.get(), &flight.from, 0, 0);
+            catch_ups.started.push(CatchUp {
+                client: client_entity,
+                display,
+                owner: tag.owner,
+                band,
+                sent_tick: flight.sent_tick,
+            });
         }
     }
 }

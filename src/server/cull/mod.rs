@@ -92,9 +92,8 @@
 //! blocks, band 1 from 16, band 2 from 32, band 3 from 64). The distance to
 //! the column's nearest point is never more than the distance to a display
 //! in it, so a viewer never gets a coarser band than its distance allows.
-//! A display's spawn fields are band 0's pose; a viewer that arrives in
-//! another band is sent its band's pose right after the spawn (the
-//! catch-up below).
+//! A display's spawn fields are band 0's pose, for a viewer of any band;
+//! one arriving in the middle of its band's update is caught up as below.
 //!
 //! A viewer whose band changes (it walked, or the budget moved it) is sent
 //! nothing extra: until each display's next update in its new band, it

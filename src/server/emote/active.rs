@@ -299,14 +299,6 @@ impl ActiveEmote {
         Some(flight.map(|t| drawn.draw(self, union, t)))
     }
 
-    /// The transformation last sent to band `band`'s viewers for
-    /// `display`, if any.
-    pub fn last_sent_of(&self, display: Entity, band: usize) -> Option<DisplayTransform> {
-        let (union, drawn) = self.drawing_of(display)?;
-        let last = self.state.sent.last(union, band)?;
-        Some(drawn.draw(self, union, &last))
-    }
-
     /// The node `display` draws and how (its own display or a dressed
     /// pack twin; an undressed twin is at scale 0 until it is dressed).
     fn drawing_of(&self, display: Entity) -> Option<(usize, DrawnBy)> {
