@@ -177,7 +177,8 @@ pub(super) fn show_cells_in_range(
 
 /// Moves the farthest cells of `reached` to the coarsest band until the
 /// viewer's band bytes fit `budget` (aiming [`DEMOTE_TO_SHARE`] under it),
-/// never the nearest cells that hold [`NEAREST_KEPT_EMOTES`] playbacks. A
+/// never the nearest cells that hold [`NEAREST_KEPT_EMOTES`] playbacks (at
+/// the same distance, the cell with more playbacks counts as nearer). A
 /// viewer already `demoted` stays so until its distance bands alone would
 /// be under [`RESTORE_SHARE`] of the budget.
 pub(super) fn fit_budget(
@@ -198,7 +199,14 @@ pub(super) fn fit_budget(
     if natural <= limit {
         return;
     }
-    reached.sort_by(|a, b| a.distance_blocks.total_cmp(&b.distance_blocks));
+    // Nearest first; at the same distance the cell with more playbacks
+    // first (a crowd's own cell before a few stray nodes in its column).
+    let playbacks = |r: &Reached| traffic.playbacks.get(&r.cell).copied().unwrap_or(0);
+    reached.sort_by(|a, b| {
+        a.distance_blocks
+            .total_cmp(&b.distance_blocks)
+            .then_with(|| playbacks(b).cmp(&playbacks(a)))
+    });
     let mut kept_emotes = 0;
     let mut first_movable = reached.len();
     for (index, r) in reached.iter().enumerate() {
@@ -305,6 +313,16 @@ mod tests {
         let (mut reached, traffic) = crowd(1, 500);
         fit_budget(&mut reached, &traffic, 1.0, false);
         assert_eq!(reached[0].band, 0);
+        // At the same distance the crowd's cell comes before a stray one.
+        let (mut reached, mut traffic) = crowd(2, 1);
+        reached[1].distance_blocks = 0.0;
+        traffic.playbacks.insert(reached[1].cell, 30);
+        let crowd_cell = reached[1].cell;
+        fit_budget(&mut reached, &traffic, 1.0, false);
+        for r in reached.iter() {
+            let kept = r.cell == crowd_cell;
+            assert_eq!(r.band == 0, kept, "{reached:?}");
+        }
     }
 
     #[test]
