@@ -70,17 +70,19 @@ pub(super) fn measure_band_traffic(
         .into_iter()
         .map(|(cell, bytes)| (cell, bytes.map(|b| b as f64 * per_second)))
         .collect();
-    let mut owners: HashMap<Entity, Vec<Entity>> = HashMap::new();
-    for (display, layer) in &displays {
-        let owners = owners.entry(layer.0).or_default();
-        if !owners.contains(&display.owner) {
-            owners.push(display.owner);
-        }
-    }
-    traffic.playbacks = owners
-        .into_iter()
-        .map(|(cell, owners)| (cell, owners.len() as u32))
+    // Distinct (cell, playback) pairs, sorted: a crowd of 1,000 in one cell
+    // is 16,000 displays, too many to look each owner up in a list.
+    let mut pairs: Vec<(Entity, Entity)> = displays
+        .iter()
+        .map(|(display, layer)| (layer.0, display.owner))
         .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut playbacks: HashMap<Entity, u32> = HashMap::new();
+    for (cell, _) in pairs {
+        *playbacks.entry(cell).or_default() += 1;
+    }
+    traffic.playbacks = playbacks;
 }
 
 /// What cell visibility reads and writes of a client.
