@@ -29,7 +29,7 @@ pub const UNKNOWN_DURATION: u32 = u32::MAX;
 
 /// What a display shows before its first update: hidden at the origin (its
 /// spawn fields).
-const UNSENT: DisplayTransform = DisplayTransform {
+pub const UNSENT: DisplayTransform = DisplayTransform {
     scale: Vec3::ZERO,
     ..DisplayTransform::IDENTITY
 };

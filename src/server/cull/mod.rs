@@ -123,7 +123,6 @@ use valence::layer::UpdateLayersPreClientSet;
 use valence::prelude::*;
 use valence::ChunkPos;
 
-use crate::playback::schedule::DISPLAY_BANDS;
 use crate::server::config::Config;
 use crate::server::display_bands::BandLayers;
 use crate::server::events::{BoneDrawn, DisplayAudience, EmoteDisplay};
@@ -220,11 +219,11 @@ impl CellKey {
     }
 }
 
-/// One cell's layer, its band layers and how long it has been empty.
+/// One cell's layer and how long it has been empty (its band layers are
+/// in [`BandLayers`]).
 #[derive(Clone, Copy, Debug)]
 struct Cell {
     layer: Entity,
-    bands: [Entity; DISPLAY_BANDS],
     empty_ticks: u32,
 }
 
@@ -280,8 +279,8 @@ fn retire_empty_cells(
     for key in retired {
         if let Some(cell) = cells.by_key.remove(&key) {
             cells.by_layer.remove(&cell.layer);
-            band_layers.remove(cell.layer);
-            let layers = std::iter::once(cell.layer).chain(cell.bands);
+            let bands = band_layers.remove(cell.layer).into_iter().flatten();
+            let layers = std::iter::once(cell.layer).chain(bands);
             for layer in layers {
                 for mut visible in &mut clients {
                     if visible.0.contains(&layer) {
@@ -388,7 +387,6 @@ fn assign_display_cells(
                         key,
                         Cell {
                             layer,
-                            bands,
                             empty_ticks: 0,
                         },
                     );

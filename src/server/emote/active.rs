@@ -128,10 +128,7 @@ impl PackTwin {
     /// for a node never sent yet scale 0 at the origin of its window (so
     /// the node's first update moves it within the window).
     pub(super) fn placed(&self, last_sent: Option<DisplayTransform>) -> DisplayTransform {
-        self.offset(&last_sent.unwrap_or(DisplayTransform {
-            scale: valence::math::Vec3::ZERO,
-            ..DisplayTransform::IDENTITY
-        }))
+        self.offset(&last_sent.unwrap_or(crate::playback::session::sent::UNSENT))
     }
 }
 

@@ -13,7 +13,7 @@ use valence::prelude::bevy_ecs::system::SystemParam;
 use valence::prelude::*;
 use valence::protocol::encode::PacketWriter;
 use valence::protocol::packets::play::EntityTrackerUpdateS2c;
-use valence::protocol::{RawBytes, VarInt, WritePacket};
+use valence::protocol::{Encode, RawBytes, VarInt, WritePacket};
 use valence::ChunkPos;
 
 use super::active::*;
@@ -116,18 +116,14 @@ impl BandWriter<'_, '_> {
         draw: impl Fn(&DisplayTransform) -> DisplayTransform,
     ) {
         let transform = draw(&update.transform);
-        let banded = self
-            .routes
-            .get(entity)
-            .ok()
-            .and_then(|(layer, ..)| self.band_layers.of(layer.0).map(|b| (layer.0, b)));
-        let Some((cell, band_layers)) = banded else {
+        let Ok((layer, position, id, mut tracked)) = self.routes.get_mut(entity) else {
+            return;
+        };
+        let cell = layer.0;
+        let Some(band_layers) = self.band_layers.of(cell) else {
             if update.bands & 1 != 0 {
                 write_transform(displays, entity, &transform, update.duration_ticks);
             }
-            return;
-        };
-        let Ok((_, position, id, mut tracked)) = self.routes.get_mut(entity) else {
             return;
         };
         if update.bands & 1 != 0 {
@@ -174,13 +170,20 @@ impl BandWriter<'_, '_> {
     }
 }
 
+/// A display field's 1.20.1 metadata index and type id (valence's
+/// generated ones: VarInt 1, Vector3f 26, Quaternionf 27).
+type Field = (u8, u8);
+const START_INTERPOLATION: Field = (8, 1);
+const INTERPOLATION_DURATION: Field = (9, 1);
+const TRANSLATION: Field = (10, 26);
+const SCALE: Field = (11, 26);
+const LEFT_ROTATION: Field = (12, 27);
+const RIGHT_ROTATION: Field = (13, 27);
+
 /// Appends a display transformation's metadata: the fields that differ
 /// from `previous` (all of them when it is `None`), always
 /// `start_interpolation`, and `interpolation_duration` when given (a
-/// client keeps the last one it was sent). The 1.20.1 display
-/// indices and type ids (valence's generated ones): 8 start_interpolation
-/// and 9 interpolation_duration (VarInt, 1), 10 translation and 11 scale
-/// (Vector3f, 26), 12 left and 13 right rotation (Quaternionf, 27).
+/// client keeps the last one it was sent).
 pub fn append_changed(
     data: &mut TrackedData,
     transform: &DisplayTransform,
@@ -188,21 +191,30 @@ pub fn append_changed(
     start_interpolation: i32,
     duration_ticks: Option<i32>,
 ) {
-    data.append_update_value(8, 1, VarInt(start_interpolation));
+    let (index, kind) = START_INTERPOLATION;
+    data.append_update_value(index, kind, VarInt(start_interpolation));
     if let Some(duration_ticks) = duration_ticks {
-        data.append_update_value(9, 1, VarInt(duration_ticks));
+        let (index, kind) = INTERPOLATION_DURATION;
+        data.append_update_value(index, kind, VarInt(duration_ticks));
     }
-    if previous.is_none_or(|p| p.translation != transform.translation) {
-        data.append_update_value(10, 26, transform.translation);
-    }
-    if previous.is_none_or(|p| p.scale != transform.scale) {
-        data.append_update_value(11, 26, transform.scale);
-    }
-    if previous.is_none_or(|p| p.left_rotation != transform.left_rotation) {
-        data.append_update_value(12, 27, transform.left_rotation);
-    }
-    if previous.is_none_or(|p| p.right_rotation != transform.right_rotation) {
-        data.append_update_value(13, 27, transform.right_rotation);
+    let translation = previous.map(|p| p.translation);
+    append_if_changed(data, TRANSLATION, transform.translation, translation);
+    append_if_changed(data, SCALE, transform.scale, previous.map(|p| p.scale));
+    let left = previous.map(|p| p.left_rotation);
+    append_if_changed(data, LEFT_ROTATION, transform.left_rotation, left);
+    let right = previous.map(|p| p.right_rotation);
+    append_if_changed(data, RIGHT_ROTATION, transform.right_rotation, right);
+}
+
+/// Appends `field` set to `now` unless it was `before`.
+fn append_if_changed<T: PartialEq + Encode>(
+    data: &mut TrackedData,
+    (index, kind): Field,
+    now: T,
+    before: Option<T>,
+) {
+    if before.as_ref() != Some(&now) {
+        data.append_update_value(index, kind, now);
     }
 }
 
@@ -220,27 +232,42 @@ fn set_spawn_transform(
     };
     let ticks = i32::try_from(duration_ticks).unwrap_or(i32::MAX);
     // Only what changed: each spawn field written moves the ones after it.
-    if t.0 != transform.translation {
-        t.bypass_change_detection().0 = transform.translation;
-        tracked.insert_init_value(10, 26, transform.translation);
-    }
-    if s.0 != transform.scale {
-        s.bypass_change_detection().0 = transform.scale;
-        tracked.insert_init_value(11, 26, transform.scale);
-    }
-    if l.0 != transform.left_rotation {
-        l.bypass_change_detection().0 = transform.left_rotation;
-        tracked.insert_init_value(12, 27, transform.left_rotation);
-    }
-    if r.0 != transform.right_rotation {
-        r.bypass_change_detection().0 = transform.right_rotation;
-        tracked.insert_init_value(13, 27, transform.right_rotation);
-    }
+    set_spawn_field(
+        tracked,
+        &mut t.bypass_change_detection().0,
+        TRANSLATION,
+        transform.translation,
+    );
+    set_spawn_field(
+        tracked,
+        &mut s.bypass_change_detection().0,
+        SCALE,
+        transform.scale,
+    );
+    let left = &mut l.bypass_change_detection().0;
+    set_spawn_field(tracked, left, LEFT_ROTATION, transform.left_rotation);
+    let right = &mut r.bypass_change_detection().0;
+    set_spawn_field(tracked, right, RIGHT_ROTATION, transform.right_rotation);
     // A spawn starts at once: `start_interpolation` stays 0.
     start.bypass_change_detection().0 = 0;
     if duration.0 != ticks {
         duration.bypass_change_detection().0 = ticks;
-        tracked.insert_init_value(9, 1, VarInt(ticks));
+        let (index, kind) = INTERPOLATION_DURATION;
+        tracked.insert_init_value(index, kind, VarInt(ticks));
+    }
+}
+
+/// Sets a component's value to `now`, and its spawn field with it, unless
+/// it already is.
+fn set_spawn_field<T: PartialEq + Encode + Copy>(
+    tracked: &mut TrackedData,
+    value: &mut T,
+    (index, kind): Field,
+    now: T,
+) {
+    if *value != now {
+        *value = now;
+        tracked.insert_init_value(index, kind, now);
     }
 }
 
