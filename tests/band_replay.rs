@@ -26,15 +26,15 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use common::display_replay::{drawn, metadata_for, one_block_emote, Capture, Frames};
+use common::display_replay::{drawn, join_captured, metadata_for, one_block_emote, Frames};
 use emoted::format::EmoteId;
 use emoted::playback::schedule::{band_for_distance, band_tolerance, Tolerance, COARSEST_BAND};
 use emoted::server::config::Config;
 use emoted::server::emote::{ActiveEmote, DisplayUpdatePolicy};
 use emoted::server::events::PlayEmoteRequest;
-use emoted::server::loadtest::{headless_app, join_client};
+use emoted::server::loadtest::{headless_app, join_counting_client};
 use valence::entity::EntityId;
 use valence::math::Vec3;
 use valence::prelude::*;
@@ -93,27 +93,16 @@ fn run(dir: &std::path::Path, budget: u64) -> (Watched, Watched, Vec<i32>) {
         .emotes
         .viewer_bytes_per_second = budget;
     let tick = Arc::new(AtomicU64::new(0));
-    let watch = |app: &mut App, index: usize| {
-        let frames = Arc::new(Mutex::new(Vec::new()));
-        let connection = Capture {
-            tick: Arc::clone(&tick),
-            frames: Arc::clone(&frames),
-        };
-        (
-            join_client(app, index, Box::new(connection)),
-            Watched { frames },
-        )
-    };
-    let (_, near) = watch(&mut app, 0);
-    let (far_client, far) = watch(&mut app, 1);
+    let (_, near_frames) = join_captured(&mut app, 0, &tick);
+    let (far_client, far_frames) = join_captured(&mut app, 1, &tick);
+    let (near, far) = (
+        Watched {
+            frames: near_frames,
+        },
+        Watched { frames: far_frames },
+    );
     let players: Vec<Entity> = (0..PLAYERS)
-        .map(|i| {
-            let connection = Capture {
-                tick: Arc::clone(&tick),
-                frames: Arc::new(Mutex::new(Vec::new())),
-            };
-            join_client(&mut app, 2 + i, Box::new(connection))
-        })
+        .map(|i| join_counting_client(&mut app, 2 + i).0)
         .collect();
     let step = |app: &mut App| {
         tick.fetch_add(1, Ordering::Relaxed);

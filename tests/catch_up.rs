@@ -14,14 +14,14 @@
 mod common;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use common::display_replay::{drawn, metadata_for, one_block_emote, Capture};
+use common::display_replay::{drawn, join_captured, metadata_for, one_block_emote};
 
 use emoted::format::EmoteId;
 use emoted::server::emote::{ActiveEmote, DisplayUpdatePolicy};
 use emoted::server::events::PlayEmoteRequest;
-use emoted::server::loadtest::{headless_app, join_client};
+use emoted::server::loadtest::headless_app;
 use valence::entity::EntityId;
 use valence::prelude::*;
 
@@ -43,16 +43,8 @@ fn a_viewer_arriving_mid_stretch_draws_what_the_others_draw() {
     let mut app = headless_app(&[dir.clone()], DisplayUpdatePolicy::Scheduled);
 
     let tick = Arc::new(AtomicU64::new(0));
-    let join = |app: &mut App, index| {
-        let frames = Arc::new(Mutex::new(Vec::new()));
-        let connection = Capture {
-            tick: Arc::clone(&tick),
-            frames: Arc::clone(&frames),
-        };
-        (join_client(app, index, Box::new(connection)), frames)
-    };
-    let (dancer, dancer_frames) = join(&mut app, 0);
-    let (watcher, watcher_frames) = join(&mut app, 1);
+    let (dancer, dancer_frames) = join_captured(&mut app, 0, &tick);
+    let (watcher, watcher_frames) = join_captured(&mut app, 1, &tick);
     let step = |app: &mut App| {
         tick.fetch_add(1, Ordering::Relaxed);
         app.update();

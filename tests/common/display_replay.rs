@@ -24,6 +24,22 @@ pub struct Capture {
     pub frames: Frames,
 }
 
+/// Joins client `index` to `app` on a [`Capture`] stamped with `tick`;
+/// the client and what it will be sent.
+pub fn join_captured(
+    app: &mut valence::prelude::App,
+    index: usize,
+    tick: &Arc<AtomicU64>,
+) -> (valence::prelude::Entity, Frames) {
+    let frames = Frames::default();
+    let connection = Capture {
+        tick: Arc::clone(tick),
+        frames: Arc::clone(&frames),
+    };
+    let client = emoted::server::loadtest::join_client(app, index, Box::new(connection));
+    (client, frames)
+}
+
 impl ClientConnection for Capture {
     fn try_send(&mut self, bytes: BytesMut) -> anyhow::Result<()> {
         let tick = self.tick.load(Ordering::Relaxed);
