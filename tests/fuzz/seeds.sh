@@ -322,6 +322,14 @@ seed_pack_http() {
     write_text_seed $target metrics "GET http://127.0.0.1:9100/metrics HTTP/1.0\\r\\n\\r\\n"
 }
 
+seed_metrics_http() {
+    local target=metrics_http
+    write_text_seed $target scrape "GET /metrics HTTP/1.1\\r\\nHost: 127.0.0.1:9100\\r\\nAccept: text/plain;version=0.0.4\\r\\n\\r\\n"
+    write_text_seed $target head "HEAD /metrics?x=1 HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n"
+    write_text_seed $target absolute "GET http://127.0.0.1:9100/metrics HTTP/1.0\\r\\n\\r\\n"
+    write_text_seed $target other "DELETE /metrics/ HTTP/1.1\\r\\nContent-Length: 2\\r\\n\\r\\n{}"
+}
+
 seed_rcon() {
     local target=rcon
     write_hex_seed $target login-then-command "$(rcon_packet 1 3 hunter2)$(rcon_packet 2 2 'emote play minecraft:wave Steve')"
@@ -330,7 +338,7 @@ seed_rcon() {
 }
 
 all_targets=(emote_json snbt molang anim_clip emotecraft_json blockbench bedrock gltf three_ds
-    legacy emotecraft_packet animation_channel bungeecord velocity admin_pack pack_http rcon)
+    legacy emotecraft_packet animation_channel bungeecord velocity admin_pack pack_http metrics_http rcon)
 
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")

@@ -54,6 +54,7 @@ pub mod clients;
 pub mod downloads;
 pub mod modded;
 mod options;
+mod peak;
 mod steering;
 
 use std::collections::BTreeMap;
@@ -73,6 +74,8 @@ pub use self::clients::{
 use self::downloads::{sized_pack, PackDownloadReport, PackDownloads};
 use self::modded::{make_modded, modded_viewers, ModdedReport, SplitCounters};
 pub use self::options::LoadtestOptions;
+use self::peak::LargestTick;
+pub use self::peak::TickPeak;
 use crate::format::settings::PlaybackMode;
 use crate::format::{EmoteFile, EmoteId};
 use crate::library::Library;
@@ -111,6 +114,9 @@ pub struct LoadtestReport {
     pub mspt_p99: f64,
     /// Bytes each viewer received per second, on average.
     pub bytes_per_viewer_per_s: f64,
+    /// The most bytes one viewer was sent in one tick, from the first
+    /// warm-up tick to the last measured one ([`peak`]).
+    pub largest_tick: TickPeak,
     /// Display entities alive at the end.
     pub entities: usize,
     /// Whether the naive per-tick policy ran.
@@ -336,6 +342,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         .collect();
     starts.sort_by_key(|(tick, ..)| *tick);
     let mut next = 0;
+    let mut largest_tick = LargestTick::new(&counters[..options.viewers]);
     for tick in 0..WARMUP_TICKS {
         while next < starts.len() && starts[next].0 <= tick {
             let (_, client, emote) = &starts[next];
@@ -349,6 +356,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
             next += 1;
         }
         app.update();
+        largest_tick.observe(&counters[..options.viewers], tick);
     }
 
     let viewer_bytes = |counters: &[Arc<AtomicU64>]| -> u64 {
@@ -399,6 +407,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         let start = Instant::now();
         app.update();
         tick_ms.push(start.elapsed().as_secs_f64() * 1000.0);
+        largest_tick.observe(&counters[..options.viewers], WARMUP_TICKS + tick);
     }
     let pack_downloads = downloads.map(PackDownloads::finish);
     let sent = viewer_bytes(&counters) - before;
@@ -425,6 +434,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         mspt_p50: percentile(&tick_ms, 50.0),
         mspt_p99: percentile(&tick_ms, 99.0),
         bytes_per_viewer_per_s: sent as f64 / options.viewers as f64 / seconds,
+        largest_tick: largest_tick.finish(),
         entities: displays,
         per_tick: options.per_tick,
         bytes_by_packet: breakdown.and_then(|map| {

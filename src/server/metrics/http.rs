@@ -25,12 +25,16 @@ pub const MAX_CONNECTIONS: usize = 8;
 /// The content type of the text format.
 pub const CONTENT_TYPE_TEXT: &str = "text/plain; version=0.0.4; charset=utf-8";
 
-/// What a scrape reads.
-#[derive(Clone)]
-pub(super) struct Sources {
-    pub(super) counters: ServerCounters,
-    pub(super) gauges: Gauges,
-    pub(super) ticks: TickHistogram,
+/// What a scrape reads: handles on the server's counters, gauges and tick
+/// histogram (the default is a fresh set, all zero).
+#[derive(Clone, Default)]
+pub struct Sources {
+    /// The counters.
+    pub counters: ServerCounters,
+    /// The gauges.
+    pub gauges: Gauges,
+    /// The tick durations.
+    pub ticks: TickHistogram,
 }
 
 /// The running endpoint.
@@ -63,8 +67,8 @@ pub(super) fn start(
     })
 }
 
-/// The answer to one request.
-pub(super) fn respond(method: &Method, path: &str, sources: &Sources) -> Response<Body> {
+/// The answer to one request (public for the fuzz target `metrics_http`).
+pub fn respond(method: &Method, path: &str, sources: &Sources) -> Response<Body> {
     let status = |code: StatusCode, text: &'static str| {
         let mut answer = Response::new(Body::from(text));
         *answer.status_mut() = code;
