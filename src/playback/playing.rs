@@ -19,7 +19,7 @@ use crate::library::runtime::AnimationRuntime;
 use crate::library::{CompiledAnimation, MolangState, NbtPlayhead};
 use crate::playback::live::{LiveInputs, LiveRig};
 pub use crate::playback::roots::SpaceRoots;
-use crate::playback::schedule::{DisplayUpdate, Planner, Tolerance};
+use crate::playback::schedule::{BandMask, DisplayUpdate, Planner, Tolerance, EVERY_BAND};
 use crate::playback::{Clock, ClockStep};
 
 /// The Molang operations sampling one cycle ahead for the scheduler may
@@ -470,6 +470,38 @@ pub struct CycleSchedule {
     /// The timeline position whose updates were last sent (a held position
     /// sends nothing more).
     pub last_position: Option<u32>,
+    /// A playback that took a shared plan mid-cycle: per rig node, the
+    /// distance bands that do not follow the plan yet. Such a band streams
+    /// the exact pose per tick until the plan's next update for that node
+    /// starts, then follows the plan: a stretch begins where the streamed
+    /// pose already is, so joining draws no error of its own. `None` once
+    /// every band of every node follows.
+    pub joining: Option<Vec<BandMask>>,
+}
+
+impl CycleSchedule {
+    /// A plan followed from its first position by every band.
+    pub fn followed(plans: Arc<BandPlans>, first_position: u32) -> Self {
+        Self {
+            plans,
+            first_position,
+            last_position: None,
+            joining: None,
+        }
+    }
+
+    /// The shared plan of a whole cycle (planned from position 0), taken by
+    /// a playback now at `position`: every band of every node joins at the
+    /// plan's next update for it (at once when `position` is 0).
+    pub fn joined_at(plans: Arc<BandPlans>, position: u32) -> Self {
+        let nodes = plans.first().map_or(0, Vec::len);
+        Self {
+            plans,
+            first_position: 0,
+            last_position: None,
+            joining: (position > 0).then(|| vec![EVERY_BAND; nodes]),
+        }
+    }
 }
 
 /// What a playback is doing this tick.

@@ -111,4 +111,4 @@ pub use planner::{plan, Planner};
 pub use replay::{
     per_tick_update_count, per_tick_updates, replay, update_counts, verify, ScheduleMismatch,
 };
-pub use update::{metadata_bytes, update_at, DisplayUpdate, UpdateCounts};
+pub use update::{held_at, metadata_bytes, update_at, DisplayUpdate, UpdateCounts};

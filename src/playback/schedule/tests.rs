@@ -309,3 +309,34 @@ proptest! {
         prop_assert!(counts.planned <= counts.per_tick, "{:?}", counts);
     }
 }
+
+#[test]
+fn a_target_is_held_once_its_interpolation_is_done_and_until_the_next_update() {
+    let update = |send_tick: u32, duration_ticks: u32| DisplayUpdate {
+        send_tick,
+        target_tick: send_tick + duration_ticks - 1,
+        transform: DisplayTransform::IDENTITY,
+        duration_ticks,
+    };
+    // Sent at 0 over 4 ticks (target 3), then at 6 over 1 (target 6). At
+    // 6 the target before it is still held (the new one is `update_at`'s).
+    let plan = [update(0, 4), update(6, 1)];
+    let held: Vec<Option<u32>> = (0..9)
+        .map(|tick| held_at(&plan, tick).map(|u| u.send_tick))
+        .collect();
+    assert_eq!(
+        held,
+        [
+            None,
+            None,
+            None,
+            Some(0),
+            Some(0),
+            Some(0),
+            Some(0),
+            Some(6),
+            Some(6)
+        ]
+    );
+    assert_eq!(held_at(&[], 5), None);
+}

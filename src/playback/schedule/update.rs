@@ -104,3 +104,13 @@ pub fn update_at(updates: &[DisplayUpdate], tick: u32) -> Option<&DisplayUpdate>
         .ok()
         .map(|i| &updates[i])
 }
+
+/// The update whose target the client holds at `tick` (drawn exactly, its
+/// interpolation done), when none is in flight then: the last one sent
+/// before `tick` whose target tick has come. `None` while an update is
+/// still interpolating, or before the first.
+pub fn held_at(updates: &[DisplayUpdate], tick: u32) -> Option<&DisplayUpdate> {
+    let sent_before = updates.partition_point(|u| u.send_tick < tick);
+    let last = updates.get(sent_before.checked_sub(1)?)?;
+    (last.target_tick <= tick).then_some(last)
+}

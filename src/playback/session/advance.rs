@@ -110,7 +110,11 @@ impl PlaybackState {
         // quiet ticks: the client draws the plan. Cycle starts (which
         // plan), events (node origins), ends (transitions) and the first
         // tick sample as usual.
-        let quiet = self.schedule.is_some()
+        // A plan still being joined streams some nodes: it samples.
+        let quiet = self
+            .schedule
+            .as_ref()
+            .is_some_and(|schedule| schedule.joining.is_none())
             && self.current.live.is_none()
             && self.current.is_position_pure()
             && !step.cycle_started

@@ -32,6 +32,8 @@ pub mod controlled;
 #[cfg(test)]
 mod controlled_tests;
 pub mod due;
+#[cfg(test)]
+mod join_tests;
 pub mod live_updates;
 pub mod nbt;
 pub mod observe;

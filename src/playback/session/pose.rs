@@ -9,13 +9,14 @@ use std::sync::Arc;
 
 use glam::{Mat4, Quat, Vec3};
 
+use super::sent::SentBands;
 use super::PlaybackState;
 use crate::anim::DisplayTransform;
 use crate::library::CompiledAnimation;
 use crate::playback::playing::{BandPlans, CycleSchedule, SpaceRoots};
 use crate::playback::schedule::{
-    band_tolerance, update_at, BandMask, DisplayUpdate, Planner, Tolerance, DISPLAY_BANDS,
-    EVERY_BAND,
+    band_tolerance, bands_of, held_at, pose_error, update_at, BandMask, DisplayUpdate, Planner,
+    Tolerance, DISPLAY_BANDS, EVERY_BAND,
 };
 
 /// How many node-ticks (display nodes × timeline ticks × distance bands)
@@ -70,6 +71,13 @@ impl PlanCache {
         }
     }
 
+    /// Spends the rest of this tick's planning budget (tests: a cycle
+    /// that waits for it).
+    #[cfg(test)]
+    pub(super) fn spend_budget(&mut self) {
+        self.planned_this_tick = 4 * PLANNING_BUDGET_NODE_TICKS;
+    }
+
     /// A new server tick: the planning budget is whole again.
     pub fn begin_tick(&mut self) {
         self.planned_this_tick = 0;
@@ -78,6 +86,27 @@ impl PlanCache {
     /// How many shared plans are kept.
     pub fn shared_plans(&self) -> usize {
         self.shared.len()
+    }
+
+    /// Keeps `plans`, the shared plan of `compiled` (whose address is
+    /// `key`). At [`PLAN_CACHE_LIMIT`], the plans of Animations no longer
+    /// loaded or playing go first, then all.
+    fn keep_shared(
+        &mut self,
+        key: usize,
+        compiled: &Arc<CompiledAnimation>,
+        plans: &Arc<BandPlans>,
+    ) {
+        if self.shared.len() >= PLAN_CACHE_LIMIT {
+            // The cache alone holds the others.
+            self.shared
+                .retain(|_, (compiled, _)| Arc::strong_count(compiled) > 1);
+            if self.shared.len() >= PLAN_CACHE_LIMIT {
+                self.shared.clear();
+            }
+        }
+        self.shared
+            .insert(key, (Arc::clone(compiled), Arc::clone(plans)));
     }
 }
 
@@ -111,6 +140,16 @@ impl PlaybackState {
     /// planned four times, and the planning budget counts the four. (Planning
     /// a cycle of its own at band 0 alone, for every band, was measured:
     /// 300 players 4 blocks apart then got 579 KB/s each instead of 498.)
+    ///
+    /// A pure Animation is planned once, by the first playback that starts
+    /// a cycle of it, and that plan may take up to twice the tick's budget
+    /// (it serves every later playback for nothing). A playback of it that
+    /// is mid-cycle (it waited for the budget, or a `server_sync` clock put
+    /// it there) takes the shared plan too and joins it node by node
+    /// ([`CycleSchedule::joined_at`]). Before this, such playbacks planned
+    /// their own rest of the cycle, and at 1,000 players starting within
+    /// three seconds, 300 of them streamed per tick for a whole cycle while
+    /// they waited for the budget.
     pub fn plan_new_cycle(&mut self, cache: &mut PlanCache) {
         if self.cycle_started {
             self.scheduled_yaw = None;
@@ -121,67 +160,46 @@ impl PlaybackState {
         if !self.plan_pending || self.roots.mirror {
             return;
         }
-        let Some(first_position) = self.position_ticks else {
+        let Some(position) = self.position_ticks else {
             return;
         };
         let roots = self.roots;
         let current = &self.current;
-        let shared = current.is_pure() && roots == SpaceRoots::SOLO && first_position == 0;
+        let pure = current.is_pure() && roots == SpaceRoots::SOLO;
         let key = Arc::as_ptr(&current.compiled) as usize;
-        let cached = shared && cache.shared.contains_key(&key);
-        if !cached {
-            let duration = current.runtime().duration_ticks;
-            // Each distance band is planned: the budget counts them all.
-            let cost = current.compiled.rig.nodes.len()
-                * duration.saturating_sub(first_position) as usize
-                * DISPLAY_BANDS;
-            // Over budget: wait, unless nothing was planned yet this tick
-            // (a single cycle larger than the budget still gets its plan).
-            if cache.planned_this_tick > 0
-                && cache.planned_this_tick + cost > PLANNING_BUDGET_NODE_TICKS
-            {
+        if pure {
+            if let Some((_, plans)) = cache.shared.get(&key) {
+                self.plan_pending = false;
+                self.schedule = Some(CycleSchedule::joined_at(Arc::clone(plans), position));
                 return;
             }
-            cache.planned_this_tick += cost;
         }
-        self.plan_pending = false;
-        let plans = if shared {
-            match cache.shared.get(&key) {
-                Some((_, plans)) => Some(Arc::clone(plans)),
-                None => {
-                    let tolerances = cache.band_tolerances();
-                    let plans = current
-                        .plan_cycle_banded(&roots, &mut cache.planner, &tolerances, 0)
-                        .map(Arc::new);
-                    if let Some(plans) = &plans {
-                        if cache.shared.len() >= PLAN_CACHE_LIMIT {
-                            // Keep the plans of Animations still loaded or
-                            // playing; the cache alone holds the others.
-                            cache
-                                .shared
-                                .retain(|_, (compiled, _)| Arc::strong_count(compiled) > 1);
-                            if cache.shared.len() >= PLAN_CACHE_LIMIT {
-                                cache.shared.clear();
-                            }
-                        }
-                        cache
-                            .shared
-                            .insert(key, (Arc::clone(&current.compiled), Arc::clone(plans)));
-                    }
-                    plans
-                }
-            }
+        let shared = pure && position == 0;
+        let duration = current.runtime().duration_ticks;
+        // Each distance band is planned: the budget counts them all.
+        let cost = current.compiled.rig.nodes.len()
+            * duration.saturating_sub(position) as usize
+            * DISPLAY_BANDS;
+        let limit = if shared {
+            2 * PLANNING_BUDGET_NODE_TICKS
         } else {
-            let tolerances = cache.band_tolerances();
-            current
-                .plan_cycle_banded(&roots, &mut cache.planner, &tolerances, first_position)
-                .map(Arc::new)
+            PLANNING_BUDGET_NODE_TICKS
         };
-        self.schedule = plans.map(|plans| CycleSchedule {
-            plans,
-            first_position,
-            last_position: None,
-        });
+        // Over budget: wait, unless nothing was planned yet this tick
+        // (a single cycle larger than the budget still gets its plan).
+        if cache.planned_this_tick > 0 && cache.planned_this_tick + cost > limit {
+            return;
+        }
+        cache.planned_this_tick += cost;
+        self.plan_pending = false;
+        let tolerances = cache.band_tolerances();
+        let plans = current
+            .plan_cycle_banded(&roots, &mut cache.planner, &tolerances, position)
+            .map(Arc::new);
+        if let (true, Some(plans)) = (shared, &plans) {
+            cache.keep_shared(key, &current.compiled, plans);
+        }
+        self.schedule = plans.map(|plans| CycleSchedule::followed(plans, position));
     }
 
     /// This tick's display updates, with the root at `yaw_degrees`, at
@@ -209,9 +227,17 @@ impl PlaybackState {
                         let Some(&union) = self.current.rig_to_union.get(rig_index) else {
                             continue;
                         };
-                        // Nodes a solver moves go per tick.
+                        // Nodes a solver moves go per tick (and have
+                        // nothing to join).
                         let planned = self.current.planned.get(union).copied().unwrap_or(false);
                         if !self.union.has_display(union) || !planned {
+                            if let Some(joining) = schedule
+                                .joining
+                                .as_mut()
+                                .and_then(|joining| joining.get_mut(rig_index))
+                            {
+                                *joining = 0;
+                            }
                             continue;
                         }
                         let scene = self.scene_nodes.get(union).copied().unwrap_or(false);
@@ -226,6 +252,34 @@ impl PlaybackState {
                             *slot = plans
                                 .and_then(|plans| plans.get(rig_index))
                                 .and_then(|plan| update_at(plan, tick));
+                        }
+                        // Bands joining the plan mid-cycle: those with an
+                        // update starting now follow it; those whose plan
+                        // holds a target now are sent it (once, over one
+                        // tick) and follow; the rest stream.
+                        let mut streaming: BandMask = 0;
+                        let mut holding: [Option<&DisplayUpdate>; DISPLAY_BANDS] =
+                            [None; DISPLAY_BANDS];
+                        if let Some(joining) = schedule
+                            .joining
+                            .as_mut()
+                            .and_then(|joining| joining.get_mut(rig_index))
+                        {
+                            for (band, slot) in due.iter().enumerate() {
+                                if *joining & (1 << band) == 0 {
+                                    continue;
+                                }
+                                let plans = schedule.plans.get(band).or(schedule.plans.first());
+                                let held = plans
+                                    .and_then(|plans| plans.get(rig_index))
+                                    .and_then(|plan| held_at(plan, tick));
+                                if slot.is_some() || held.is_some() {
+                                    *joining &= !(1 << band);
+                                    holding[band] = held.filter(|_| slot.is_none());
+                                } else {
+                                    streaming |= 1 << band;
+                                }
+                            }
                         }
                         for band in 0..DISPLAY_BANDS {
                             let Some(update) = due[band] else {
@@ -242,6 +296,46 @@ impl PlaybackState {
                             self.sent
                                 .send(union, mask, transform, update.duration_ticks, now, out);
                         }
+                        for (band, held) in holding.iter().enumerate() {
+                            if let Some(held) = held {
+                                let transform = held.turned(turn);
+                                let changed = self.sent.differing(union, 1 << band, &transform);
+                                self.sent.send(union, changed, transform, 1, now, out);
+                            }
+                        }
+                        if streaming != 0 {
+                            let transform = exact_transform(
+                                self.frame.get(union).copied().flatten(),
+                                if scene {
+                                    Mat4::from_quat(scene_yaw)
+                                } else {
+                                    Mat4::from_rotation_translation(yaw, self.walk_offset)
+                                },
+                                self.sent.last(union, 0),
+                            );
+                            let due = joining_bands_due(
+                                &self.sent,
+                                union,
+                                streaming,
+                                &transform,
+                                self.live_tolerance,
+                                now,
+                                |band| {
+                                    let plans = schedule.plans.get(band).or(schedule.plans.first());
+                                    plans
+                                        .and_then(|plans| plans.get(rig_index))
+                                        .is_some_and(|plan| update_at(plan, tick + 1).is_some())
+                                },
+                            );
+                            self.sent.send(union, due, transform, 1, now, out);
+                        }
+                    }
+                    if schedule
+                        .joining
+                        .as_ref()
+                        .is_some_and(|joining| joining.iter().all(|bands| *bands == 0))
+                    {
+                        schedule.joining = None;
                     }
                 }
                 // Nodes the playing Animation lacks stay hidden, and the
@@ -283,17 +377,11 @@ impl PlaybackState {
             } else {
                 Mat4::from_rotation_translation(yaw, self.walk_offset)
             };
-            let transform = match self.frame.get(union).copied().flatten() {
-                Some(matrix) => DisplayTransform::from_matrix(&(root * matrix)),
-                // Hidden: drawn at scale 0 where it last was.
-                None => DisplayTransform {
-                    scale: Vec3::ZERO,
-                    ..self
-                        .sent
-                        .last(union, 0)
-                        .unwrap_or(DisplayTransform::IDENTITY)
-                },
-            };
+            let transform = exact_transform(
+                self.frame.get(union).copied().flatten(),
+                root,
+                self.sent.last(union, 0),
+            );
             if self.reanchored {
                 self.live_previous[union] = None;
                 self.sent.send(union, EVERY_BAND, transform, 0, now, out);
@@ -308,4 +396,50 @@ impl PlaybackState {
             self.sent.send(union, changed, transform, 1, now, out);
         }
     }
+}
+
+/// A node's exact transformation this tick: its `frame` matrix under
+/// `root`, or, hidden (`None`), scale 0 where it was `last` drawn.
+fn exact_transform(
+    frame: Option<Mat4>,
+    root: Mat4,
+    last: Option<DisplayTransform>,
+) -> DisplayTransform {
+    match frame {
+        Some(matrix) => DisplayTransform::from_matrix(&(root * matrix)),
+        None => DisplayTransform {
+            scale: Vec3::ZERO,
+            ..last.unwrap_or(DisplayTransform::IDENTITY)
+        },
+    }
+}
+
+/// The bands of `streaming` (a node joining a plan) that are sent its
+/// `exact` pose this tick: those whose drawn pose is past their band's
+/// share of `tolerance`, and those whose plan starts an update next tick
+/// (`starts_next`), so that update sets out from the exact pose as the
+/// plan has it. The rest keep what they draw, within their tolerance.
+fn joining_bands_due(
+    sent: &SentBands,
+    union: usize,
+    streaming: BandMask,
+    exact: &DisplayTransform,
+    tolerance: Tolerance,
+    now: i64,
+    starts_next: impl Fn(usize) -> bool,
+) -> BandMask {
+    let exact_matrix = exact.to_matrix();
+    let mut due: BandMask = 0;
+    for band in bands_of(streaming) {
+        let close = sent.drawn_at(union, band, now).is_some_and(|drawn| {
+            (drawn.scale == Vec3::ZERO) == (exact.scale == Vec3::ZERO)
+                && (exact.scale == Vec3::ZERO
+                    || band_tolerance(tolerance, band)
+                        .accepts(pose_error(&drawn.to_matrix(), &exact_matrix)))
+        });
+        if !close || (starts_next(band) && sent.differing(union, 1 << band, exact) != 0) {
+            due |= 1 << band;
+        }
+    }
+    due
 }
