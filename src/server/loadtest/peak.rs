@@ -1,11 +1,14 @@
 //! The load test's peak: the most bytes one viewer was sent in one tick.
 //!
-//! valence writes a tick's packets into each client's own buffer, and a
-//! buffer keeps the capacity of the largest tick it ever held (its
-//! allocation is reused once the connection has written it out). So the
-//! largest tick a viewer is sent, times the viewers, is a floor under the
-//! server's resident memory: this figure is what keeps a crowd's bursts
-//! visible in the report, beside the mean bytes a second.
+//! valence writes a tick's packets into each client's own buffer (a
+//! `BytesMut`), and a buffer keeps its capacity: its allocation is reused
+//! once the connection has written the bytes out, and it doubles when a
+//! tick's bytes outgrow the tail the previous tick left. So a client holds
+//! two to four times the largest tick it was sent, and that figure, times
+//! the viewers, is the floor under the server's resident memory for a
+//! crowd (which of the two depends on the order of the tick sizes, so two
+//! runs with the same largest tick can differ by half). It is reported
+//! beside the mean bytes a second so that a crowd's peaks stay visible.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
