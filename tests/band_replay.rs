@@ -3,9 +3,9 @@
 //!
 //! The real server runs in-process (the `emoted loadtest` harness) on a
 //! simulated wall clock, so two runs of it send the same thing. A test
-//! emote swings one block display back and forth with eased keyframes,
-//! which the client's linear interpolation can only follow within a
-//! tolerance; 100 players play it on a 10 × 10 grid 4 blocks apart (nine
+//! emote swings one block display back and forth and turns it a quarter
+//! with eased keyframes, which the client's interpolation (translation
+//! lerped, rotations slerped) can only follow within a tolerance; 100 players play it on a 10 × 10 grid 4 blocks apart (nine
 //! chunk columns). A watcher stands at the grid's corner, another 40
 //! blocks east of the grid's far side.
 //!
@@ -14,11 +14,12 @@
 //!   the exact pose. With a budget of 1 byte a second its farthest columns
 //!   go to the coarsest band, and the columns of its nearest 20 emotes
 //!   never do: those are drawn exactly as with no budget (the nearest
-//!   emotes still replay within 0.01 block), the others within the
-//!   coarsest band's 0.08 block of that (plus band 0's own 0.01), for
+//!   emotes still replay within 0.01 block / 0.5°), the others within the
+//!   coarsest band's 0.08 block / 4° of that (plus band 0's own), for
 //!   fewer bytes.
 //! - **Distance bands.** Every display is drawn within its band's
-//!   tolerance (plus band 0's) of what it is with band 0 at every
+//!   tolerance, in blocks and degrees (plus band 0's), of what it is with
+//!   band 0 at every
 //!   distance, and the far watcher, whose columns are all 16 blocks or
 //!   more away, gets fewer bytes than the near one.
 
@@ -28,7 +29,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use common::display_replay::{drawn, join_captured, metadata_for, one_block_emote, Frames};
+use common::display_replay::{
+    drawn_poses, join_captured, metadata_for, one_block_emote_turning, DrawnPose, Frames,
+};
 use emoted::format::EmoteId;
 use emoted::playback::schedule::{band_for_distance, band_tolerance, Tolerance, COARSEST_BAND};
 use emoted::server::config::Config;
@@ -36,17 +39,23 @@ use emoted::server::emote::{ActiveEmote, DisplayUpdatePolicy};
 use emoted::server::events::PlayEmoteRequest;
 use emoted::server::loadtest::{headless_app, join_counting_client};
 use valence::entity::EntityId;
-use valence::math::Vec3;
+use valence::math::Quat;
 use valence::prelude::*;
 
-/// One block swings 3 blocks and back, eased, looping.
+/// One block swings 3 blocks and back, eased, looping, and turns a
+/// quarter about its vertical and back as it goes.
 fn swing() -> String {
-    one_block_emote(
+    one_block_emote_turning(
         "test:swing",
         "loop",
         r#"{"time": "0t", "value": [0, 1, 0], "interpolation": "linear", "easing": "ease_in_out_cubic"},
           {"time": "20t", "value": [3, 1, 0], "interpolation": "linear", "easing": "ease_in_out_cubic"},
           {"time": "40t", "value": [0, 1, 0]}"#,
+        Some(
+            r#"{"time": "0t", "value": [0, 0, 0], "interpolation": "linear", "easing": "ease_in_out_cubic"},
+          {"time": "20t", "value": [0, 90, 0], "interpolation": "linear", "easing": "ease_in_out_cubic"},
+          {"time": "40t", "value": [0, 0, 0]}"#,
+        ),
     )
 }
 
@@ -66,10 +75,10 @@ struct Watched {
 }
 
 impl Watched {
-    /// The translation drawn of display `id` over the compared ticks.
-    fn drawn_of(&self, id: i32) -> BTreeMap<u64, Vec3> {
+    /// What is drawn of display `id` over the compared ticks.
+    fn drawn_of(&self, id: i32) -> BTreeMap<u64, DrawnPose> {
         let frames = self.frames.lock().expect("frames");
-        drawn(&metadata_for(&frames, id), TICKS / 2..=TICKS)
+        drawn_poses(&metadata_for(&frames, id), TICKS / 2..=TICKS)
     }
 
     /// The bytes received over the compared ticks.
@@ -178,10 +187,61 @@ fn tolerance_at(band: usize) -> f32 {
     band_tolerance(Tolerance::default(), band).translation_blocks
 }
 
-fn largest_gap(a: &BTreeMap<u64, Vec3>, b: &BTreeMap<u64, Vec3>) -> f32 {
+/// Band `band`'s rotation tolerance at the default, degrees.
+fn degrees_at(band: usize) -> f32 {
+    band_tolerance(Tolerance::default(), band).rotation_degrees
+}
+
+/// The largest gap between two drawings of a display over the same ticks:
+/// blocks apart, and degrees between their rotations.
+fn largest_gap(a: &BTreeMap<u64, DrawnPose>, b: &BTreeMap<u64, DrawnPose>) -> Gap {
     a.iter()
-        .map(|(t, at)| b.get(t).map_or(f32::INFINITY, |bt| at.distance(*bt)))
-        .fold(0.0, f32::max)
+        .map(|(t, at)| {
+            b.get(t).map_or(
+                Gap {
+                    blocks: f32::INFINITY,
+                    degrees: f32::INFINITY,
+                },
+                |bt| Gap {
+                    blocks: at.translation.distance(bt.translation),
+                    degrees: degrees_between(at.rotation(), bt.rotation()),
+                },
+            )
+        })
+        .fold(Gap::default(), |most, gap| Gap {
+            blocks: most.blocks.max(gap.blocks),
+            degrees: most.degrees.max(gap.degrees),
+        })
+}
+
+/// The angle between two rotations, degrees: exactly 0 for equal ones
+/// (`Quat::angle_between`'s arccosine is off by a few hundredths there).
+fn degrees_between(a: Quat, b: Quat) -> f32 {
+    let difference = a.conjugate() * b;
+    2.0 * difference
+        .xyz()
+        .length()
+        .atan2(difference.w.abs())
+        .to_degrees()
+}
+
+/// How far apart two drawings are.
+#[derive(Clone, Copy, Debug, Default)]
+struct Gap {
+    blocks: f32,
+    degrees: f32,
+}
+
+impl Gap {
+    /// Within `blocks` and `degrees` (and float noise).
+    fn within(&self, blocks: f32, degrees: f32) -> bool {
+        self.blocks <= blocks + 1e-4 && self.degrees <= degrees + 0.02
+    }
+
+    /// No gap at all.
+    fn none(&self) -> bool {
+        self.blocks < 1e-5 && self.degrees < 1e-3
+    }
 }
 
 #[test]
@@ -196,22 +256,30 @@ fn the_budget_draws_far_emotes_coarser_and_never_the_nearest_twenty() {
 
     // The swing moves: the watcher sees it move at every compared tick.
     let first = free_near.drawn_of(free_ids[0]);
-    let travel = first.values().map(|p| p.x).fold(f32::MIN, f32::max)
-        - first.values().map(|p| p.x).fold(f32::MAX, f32::min);
+    let xs = first.values().map(|p| p.translation.x);
+    let travel = xs.clone().fold(f32::MIN, f32::max) - xs.fold(f32::MAX, f32::min);
     assert!(travel > 2.0, "the swing is drawn swinging: {first:?}");
+    let turn = first
+        .values()
+        .map(|p| degrees_between(p.rotation(), Quat::IDENTITY))
+        .fold(0.0, f32::max);
+    assert!(turn > 60.0, "and turning, {turn}° at most: {first:?}");
 
     let mut exact = 0;
     let mut coarser = 0;
     for (index, &id) in free_ids.iter().enumerate() {
         // With no budget the near watcher gets this display at the band of
         // its column's distance.
-        let natural = tolerance_at(column_band(0.5, index));
+        let natural = column_band(0.5, index);
         let gap = largest_gap(&tight_near.drawn_of(id), &free_near.drawn_of(id));
         assert!(
-            gap <= tolerance_at(COARSEST_BAND) + natural + 1e-4,
-            "display {id}: the coarsest band draws {gap} block from its distance band"
+            gap.within(
+                tolerance_at(COARSEST_BAND) + tolerance_at(natural),
+                degrees_at(COARSEST_BAND) + degrees_at(natural)
+            ),
+            "display {id}: the coarsest band draws {gap:?} from its distance band"
         );
-        if gap < 1e-5 {
+        if gap.none() {
             exact += 1;
         } else {
             coarser += 1;
@@ -254,11 +322,13 @@ fn the_budget_draws_far_emotes_coarser_and_never_the_nearest_twenty() {
             band >= 1,
             "the far watcher is 16 blocks or more from every column"
         );
-        let allowed = tolerance_at(band) + tolerance_at(column_band(0.5, index));
+        let near_band = column_band(0.5, index);
+        let allowed = tolerance_at(band) + tolerance_at(near_band);
+        let allowed_degrees = degrees_at(band) + degrees_at(near_band);
         let gap = largest_gap(&far, &free_near.drawn_of(id));
         assert!(
-            gap <= allowed + 1e-4,
-            "display {id}: band {band} draws {gap} block off (at most {allowed})"
+            gap.within(allowed, allowed_degrees),
+            "display {id}: band {band} draws {gap:?} off (at most {allowed} block, {allowed_degrees}°)"
         );
     }
     assert!(

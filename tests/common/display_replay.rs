@@ -1,14 +1,14 @@
 //! Replaying what a headless client was sent as a 1.20.1 client draws it:
 //! a connection that keeps every frame with the test's tick, a decoder of
 //! display metadata packets, and the client's interpolation of a
-//! display's translation.
+//! display's translation and rotations.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use valence::client::{ClientConnection, ReceivedPacket};
-use valence::math::Vec3;
+use valence::math::{Quat, Vec3};
 use valence::protocol::bytes::BytesMut;
 use valence::protocol::packets::play::EntityTrackerUpdateS2c;
 use valence::protocol::Packet;
@@ -77,8 +77,8 @@ fn f32_at(bytes: &[u8], at: &mut usize) -> Option<f32> {
     Some(f32::from_be_bytes(raw))
 }
 
-/// One metadata packet's display fields: start (8), duration (9) and
-/// translation (10), when present.
+/// One metadata packet's display fields: start (8), duration (9),
+/// translation (10), left (12) and right rotation (13), when present.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Fields {
     /// `start_interpolation`.
@@ -87,6 +87,55 @@ pub struct Fields {
     pub duration: Option<i32>,
     /// `translation`.
     pub translation: Option<Vec3>,
+    /// `left_rotation`.
+    pub left_rotation: Option<Quat>,
+    /// `right_rotation`.
+    pub right_rotation: Option<Quat>,
+}
+
+/// What a client draws of a display's transformation (its scale aside).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DrawnPose {
+    /// The translation.
+    pub translation: Vec3,
+    /// The left rotation.
+    pub left_rotation: Quat,
+    /// The right rotation.
+    pub right_rotation: Quat,
+}
+
+impl DrawnPose {
+    const IDENTITY: Self = Self {
+        translation: Vec3::ZERO,
+        left_rotation: Quat::IDENTITY,
+        right_rotation: Quat::IDENTITY,
+    };
+
+    /// As 1.20.1 interpolates a transformation: translation lerped,
+    /// rotations slerped.
+    fn interpolate(&self, to: &Self, progress: f32) -> Self {
+        Self {
+            translation: self.translation.lerp(to.translation, progress),
+            left_rotation: self.left_rotation.slerp(to.left_rotation, progress),
+            right_rotation: self.right_rotation.slerp(to.right_rotation, progress),
+        }
+    }
+
+    /// The whole rotation (scale is uniform in these tests).
+    pub fn rotation(&self) -> Quat {
+        self.left_rotation * self.right_rotation
+    }
+}
+
+/// A quaternion at `at` (x, y, z, w, as JOML writes it).
+fn quat_at(bytes: &[u8], at: &mut usize) -> Option<Quat> {
+    let (x, y, z, w) = (
+        f32_at(bytes, at)?,
+        f32_at(bytes, at)?,
+        f32_at(bytes, at)?,
+        f32_at(bytes, at)?,
+    );
+    Some(Quat::from_xyzw(x, y, z, w))
 }
 
 /// The display-field updates for entity `id` in `frames`, in order, with
@@ -131,6 +180,8 @@ pub fn metadata_for(frames: &[(u64, Vec<u8>)], id: i32) -> Vec<(u64, Fields)> {
                         );
                         fields.translation = Some(Vec3::new(x.unwrap(), y.unwrap(), z.unwrap()));
                     }
+                    (12, 27) => fields.left_rotation = quat_at(frame, &mut p),
+                    (13, 27) => fields.right_rotation = quat_at(frame, &mut p),
                     (_, 1 | 14) => {
                         var_int(frame, &mut p);
                     }
@@ -148,24 +199,37 @@ pub fn metadata_for(frames: &[(u64, Vec<u8>)], id: i32) -> Vec<(u64, Fields)> {
 }
 
 /// The translation a 1.20.1 client draws at each tick of `ticks` from these
-/// packets (the first is the spawn's): a packet received on tick `r` starts
-/// interpolating from what was drawn at `r` toward its translation,
-/// `start` ticks from `r`, over `duration` ticks (0, or the spawn: at
-/// once). Packets of one tick apply together.
+/// packets (see [`drawn_poses`]).
 pub fn drawn(
     packets: &[(u64, Fields)],
     ticks: std::ops::RangeInclusive<u64>,
 ) -> BTreeMap<u64, Vec3> {
-    let mut from = Vec3::ZERO;
-    let mut to = Vec3::ZERO;
+    drawn_poses(packets, ticks)
+        .into_iter()
+        .map(|(tick, pose)| (tick, pose.translation))
+        .collect()
+}
+
+/// What a 1.20.1 client draws at each tick of `ticks` from these packets
+/// (the first is the spawn's): a packet received on tick `r` that changes
+/// the transformation starts interpolating from what was drawn at `r`
+/// toward the new one, `start` ticks from `r`, over `duration` ticks (0,
+/// or the spawn: at once). Packets of one tick apply together; a field a
+/// packet leaves out keeps its last value.
+pub fn drawn_poses(
+    packets: &[(u64, Fields)],
+    ticks: std::ops::RangeInclusive<u64>,
+) -> BTreeMap<u64, DrawnPose> {
+    let mut from = DrawnPose::IDENTITY;
+    let mut to = DrawnPose::IDENTITY;
     let mut start = 0i64;
     let mut duration = 0i32;
     let mut spawned = false;
-    let at = |t: i64, from: Vec3, to: Vec3, start: i64, duration: i32| {
+    let at = |t: i64, from: DrawnPose, to: DrawnPose, start: i64, duration: i32| {
         if duration <= 0 {
             to
         } else {
-            from.lerp(to, ((t - start) as f32 / duration as f32).clamp(0.0, 1.0))
+            from.interpolate(&to, ((t - start) as f32 / duration as f32).clamp(0.0, 1.0))
         }
     };
     let mut out = BTreeMap::new();
@@ -186,7 +250,15 @@ pub fn drawn(
                 new_start = t as i64 + i64::from(s);
             }
             if let Some(tr) = f.translation {
-                new_to = tr;
+                new_to.translation = tr;
+                changed = true;
+            }
+            if let Some(left) = f.left_rotation {
+                new_to.left_rotation = left;
+                changed = true;
+            }
+            if let Some(right) = f.right_rotation {
+                new_to.right_rotation = right;
                 changed = true;
             }
             next += 1;
@@ -214,6 +286,19 @@ pub fn drawn(
 /// `mode` (`hold`, `loop`, ...), whose position follows `position_keys`
 /// (the keyframes of its `position` track, as JSON objects).
 pub fn one_block_emote(id: &str, mode: &str, position_keys: &str) -> String {
+    one_block_emote_turning(id, mode, position_keys, None)
+}
+
+/// [`one_block_emote`], whose rotation also follows `rotation_keys` when
+/// given (the keyframes of its `rotation` track, Euler degrees).
+pub fn one_block_emote_turning(
+    id: &str,
+    mode: &str,
+    position_keys: &str,
+    rotation_keys: Option<&str>,
+) -> String {
+    let rotation_track =
+        rotation_keys.map_or(String::new(), |keys| format!(r#", "rotation": [{keys}]"#));
     format!(
         r#"{{
   "type": "animation",
@@ -243,7 +328,7 @@ pub fn one_block_emote(id: &str, mode: &str, position_keys: &str) -> String {
   }},
   "timeline": {{
     "duration": "40t",
-    "tracks": {{"block": {{"position": [{position_keys}]}}}}
+    "tracks": {{"block": {{"position": [{position_keys}]{rotation_track}}}}}
   }}
 }}"#
     )
