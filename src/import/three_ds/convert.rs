@@ -64,12 +64,14 @@ pub fn convert(
     }
     let scene = read_scene(bytes)?;
     let mut notes = Vec::new();
-    let (first, last) = frame_range(&scene);
-    let frames = (last - first).max(0) as f32;
+    let (first, last, range_source) = frame_range(&scene);
+    // In i64: a segment's frames are any i32, and `i32::MIN..i32::MAX`
+    // spans more than an i32 (found by the `three_ds` fuzz target).
+    let frames = (i64::from(last) - i64::from(first)).max(0) as f32;
     let duration_f = (frames / rate.frames_per_second * 20.0).ceil().max(1.0);
     if duration_f > MAX_TIMELINE_TICKS as f32 {
         return Err(ImportError::TooLong {
-            pointer: "chunk 0xB008".to_owned(),
+            pointer: range_source.to_owned(),
             ticks: duration_f as i64,
             max_ticks: MAX_TIMELINE_TICKS,
         }
@@ -165,16 +167,22 @@ pub fn convert(
     Ok(vec![scene_animation_noted(&clip, notes)?])
 }
 
-/// The frames that play: the segment, the header's count, or the keys'.
-fn frame_range(scene: &Scene) -> (i32, i32) {
+/// The frames that play: the segment, the header's count, or the keys', and
+/// where they came from (the pointer of a too-long error).
+fn frame_range(scene: &Scene) -> (i32, i32, &'static str) {
     if let Some(segment) = scene.segment {
         return (
             segment.first_frame,
             segment.last_frame.max(segment.first_frame),
+            "chunk 0xB008",
         );
     }
     if let Some(header) = scene.header.as_ref().filter(|h| h.frame_count > 0) {
-        return (0, i32::try_from(header.frame_count).unwrap_or(i32::MAX));
+        return (
+            0,
+            i32::try_from(header.frame_count).unwrap_or(i32::MAX),
+            "chunk 0xB00A",
+        );
     }
     let frames = scene.nodes.iter().flat_map(|n| {
         let position = n.position.keys.iter().map(|k| k.frame);
@@ -185,9 +193,9 @@ fn frame_range(scene: &Scene) -> (i32, i32) {
     });
     let (low, high) = frames.fold((i32::MAX, i32::MIN), |(lo, hi), f| (lo.min(f), hi.max(f)));
     if low > high {
-        (0, 0)
+        (0, 0, "the track keys")
     } else {
-        (low, high)
+        (low, high, "the track keys")
     }
 }
 
