@@ -169,32 +169,3 @@ fn a_hundred_thousand_mutated_files_never_panic_and_errors_point_inside() {
     assert!(read > INPUTS / 100, "only {read} mutants read");
     assert!(refused > INPUTS / 10, "only {refused} mutants refused");
 }
-
-/// Inputs the `three_ds` fuzz target found (`tests/fixtures/fuzz_regressions/`),
-/// converted as `emoted convert` does: each is refused with a message, and
-/// none panics.
-#[test]
-fn what_the_fuzz_target_found_is_refused_without_a_panic() {
-    use emoted::import::three_ds::convert::convert;
-    use emoted::import::ConvertOptions;
-    let fixtures = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/fuzz_regressions"
-    );
-    // No segment or frame count: the frames are the track keys', from
-    // -2,118,189,056 to 503,316,481, a span that overflowed an i32. It is
-    // far past the longest timeline.
-    let path = format!("{fixtures}/three_ds_frame_span_overflow.3ds");
-    let bytes = std::fs::read(&path).expect("the fixture");
-    let options = ConvertOptions {
-        stem: "input".to_owned(),
-        ..ConvertOptions::default()
-    };
-    let converted = catch_unwind(AssertUnwindSafe(|| convert(&bytes, &options, None)))
-        .unwrap_or_else(|_| panic!("{path} panicked"));
-    let message = converted.err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(
-        message.starts_with("the track keys:") && message.contains("1747670400 ticks"),
-        "{path}: {message:?}"
-    );
-}

@@ -159,6 +159,17 @@ pub enum LegacyError {
         /// The rule it breaks.
         rule: String,
     },
+    /// A timeline longer than a schema 4 one may be (read before anything
+    /// is sampled: a migration samples every tick).
+    #[error("{pointer}: {ticks}t is longer than a schema 4 timeline may be ({max_ticks}t, 10 minutes); cut the source shorter")]
+    TooLong {
+        /// Where the duration is.
+        pointer: String,
+        /// The duration read.
+        ticks: u32,
+        /// [`crate::format::MAX_TIMELINE_TICKS`].
+        max_ticks: u32,
+    },
     /// A schema 1 file at another tick rate than 20.
     #[error("/tick_rate: schema 1 files play at 20 ticks per second; this one says {rate}, which has no schema 4 equivalent")]
     TickRate {

@@ -130,10 +130,20 @@ pub(super) fn legacy(root: &Value, notes: &mut Vec<Note>) -> Result<Legacy, Erro
         Some(t) => object(t, "/timeline")?,
         None => return Err(missing("", "timeline")),
     };
+    let duration_pointer = format!("/timeline/{}", schema.duration());
     let duration_ticks = match timeline.get(schema.duration()) {
-        Some(v) => time(v, &format!("/timeline/{}", schema.duration()), 1)?,
+        Some(v) => time(v, &duration_pointer, 1)?,
         None => return Err(missing("/timeline", schema.duration())),
     };
+    // Found by the `legacy` fuzz target: "30d" (30 days) is 720,000 ticks, and
+    // the migration samples every one.
+    if duration_ticks > crate::format::MAX_TIMELINE_TICKS {
+        return Err(Error::TooLong {
+            pointer: duration_pointer,
+            ticks: duration_ticks,
+            max_ticks: crate::format::MAX_TIMELINE_TICKS,
+        });
+    }
     let settings = match schema {
         Schema::Three => match root.get("settings") {
             Some(s) => Value::Object(object(s, "/settings")?.clone()),
