@@ -458,6 +458,16 @@ fn planned_nodes(
 /// ([`crate::playback::schedule::bands`]), per rig node, its updates.
 pub type BandPlans = Vec<Vec<Vec<DisplayUpdate>>>;
 
+/// Rig node `rig_index`'s updates at distance band `band` in `plans` (a
+/// plan without that band: band 0's).
+pub fn node_plan(plans: &BandPlans, band: usize, rig_index: usize) -> Option<&[DisplayUpdate]> {
+    plans
+        .get(band)
+        .or(plans.first())
+        .and_then(|plans| plans.get(rig_index))
+        .map(Vec::as_slice)
+}
+
 /// The planned display updates of the cycle playing now.
 pub struct CycleSchedule {
     /// Per distance band, per rig node of the playing Animation, its

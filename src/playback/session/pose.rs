@@ -13,7 +13,7 @@ use super::sent::SentBands;
 use super::PlaybackState;
 use crate::anim::DisplayTransform;
 use crate::library::CompiledAnimation;
-use crate::playback::playing::{BandPlans, CycleSchedule, SpaceRoots};
+use crate::playback::playing::{node_plan, BandPlans, CycleSchedule, SpaceRoots};
 use crate::playback::schedule::{
     band_tolerance, bands_of, held_at, pose_error, update_at, BandMask, DisplayUpdate, Planner,
     Tolerance, DISPLAY_BANDS, EVERY_BAND,
@@ -247,10 +247,7 @@ impl PlaybackState {
                         let mut due: [Option<&DisplayUpdate>; DISPLAY_BANDS] =
                             [None; DISPLAY_BANDS];
                         for (band, slot) in due.iter_mut().enumerate() {
-                            // A plan without this band: it follows band 0.
-                            let plans = schedule.plans.get(band).or(schedule.plans.first());
-                            *slot = plans
-                                .and_then(|plans| plans.get(rig_index))
+                            *slot = node_plan(&schedule.plans, band, rig_index)
                                 .and_then(|plan| update_at(plan, tick));
                         }
                         // Bands joining the plan mid-cycle: those with an
@@ -269,9 +266,7 @@ impl PlaybackState {
                                 if *joining & (1 << band) == 0 {
                                     continue;
                                 }
-                                let plans = schedule.plans.get(band).or(schedule.plans.first());
-                                let held = plans
-                                    .and_then(|plans| plans.get(rig_index))
+                                let held = node_plan(&schedule.plans, band, rig_index)
                                     .and_then(|plan| held_at(plan, tick));
                                 if slot.is_some() || held.is_some() {
                                     *joining &= !(1 << band);
@@ -306,11 +301,7 @@ impl PlaybackState {
                         if streaming != 0 {
                             let transform = exact_transform(
                                 self.frame.get(union).copied().flatten(),
-                                if scene {
-                                    Mat4::from_quat(scene_yaw)
-                                } else {
-                                    Mat4::from_rotation_translation(yaw, self.walk_offset)
-                                },
+                                node_root(scene, yaw, scene_yaw, self.walk_offset),
                                 self.sent.last(union, 0),
                             );
                             let due = joining_bands_due(
@@ -321,9 +312,7 @@ impl PlaybackState {
                                 self.live_tolerance,
                                 now,
                                 |band| {
-                                    let plans = schedule.plans.get(band).or(schedule.plans.first());
-                                    plans
-                                        .and_then(|plans| plans.get(rig_index))
+                                    node_plan(&schedule.plans, band, rig_index)
                                         .is_some_and(|plan| update_at(plan, tick + 1).is_some())
                                 },
                             );
@@ -372,11 +361,7 @@ impl PlaybackState {
             // `scene` nodes stay as the scene started; the rest turn with
             // the root, and a walking body's are carried to where it is.
             let scene = self.scene_nodes.get(union).copied().unwrap_or(false);
-            let root = if scene {
-                Mat4::from_quat(scene_yaw)
-            } else {
-                Mat4::from_rotation_translation(yaw, self.walk_offset)
-            };
+            let root = node_root(scene, yaw, scene_yaw, self.walk_offset);
             let transform = exact_transform(
                 self.frame.get(union).copied().flatten(),
                 root,
@@ -442,4 +427,15 @@ fn joining_bands_due(
         }
     }
     due
+}
+
+/// The matrix a node's emote-frame pose is drawn under: a `scene` node
+/// stays as the scene started (`scene_yaw`); the rest turn with the root
+/// (`yaw`) and a walking body's are carried `walk_offset` to where it is.
+fn node_root(scene: bool, yaw: Quat, scene_yaw: Quat, walk_offset: Vec3) -> Mat4 {
+    if scene {
+        Mat4::from_quat(scene_yaw)
+    } else {
+        Mat4::from_rotation_translation(yaw, walk_offset)
+    }
 }
