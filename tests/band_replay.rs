@@ -92,10 +92,10 @@ impl Watched {
     }
 }
 
-/// One run: `PLAYERS` players swinging on the spawn, a watcher among them
-/// and one 40 blocks away, with the byte budget `budget`. Returns the two
-/// watchers and each player's display id.
-fn run(dir: &std::path::Path, budget: u64) -> (Watched, Watched, Vec<i32>) {
+/// One run: `PLAYERS` players swinging on the spawn, `spacing_blocks`
+/// apart, a watcher among them and one 40 blocks away, with the byte
+/// budget `budget`. Returns the two watchers and each player's display id.
+fn run(dir: &std::path::Path, budget: u64, spacing_blocks: f64) -> (Watched, Watched, Vec<i32>) {
     let mut app = headless_app(&[dir.to_path_buf()], DisplayUpdatePolicy::Scheduled);
     app.world
         .resource_mut::<Config>()
@@ -120,7 +120,7 @@ fn run(dir: &std::path::Path, budget: u64) -> (Watched, Watched, Vec<i32>) {
     step(&mut app);
     app.world.get_mut::<Position>(far_client).expect("far").0.x = FAR_X_BLOCKS;
     for (index, &player) in players.iter().enumerate() {
-        let (column, row) = grid_place(index);
+        let (column, row) = grid_place(index, spacing_blocks);
         let mut position = app.world.get_mut::<Position>(player).expect("a player");
         position.0.x += column;
         position.0.z += row;
@@ -156,9 +156,9 @@ fn run(dir: &std::path::Path, budget: u64) -> (Watched, Watched, Vec<i32>) {
 }
 
 /// Player `index`'s offset on the grid from the corner, blocks.
-fn grid_place(index: usize) -> (f64, f64) {
-    let column = (index % 10) as f64 * SPACING_BLOCKS;
-    let row = (index / 10) as f64 * SPACING_BLOCKS;
+fn grid_place(index: usize, spacing_blocks: f64) -> (f64, f64) {
+    let column = (index % 10) as f64 * spacing_blocks;
+    let row = (index / 10) as f64 * spacing_blocks;
     (column, row)
 }
 
@@ -172,7 +172,7 @@ fn column_band(watcher_x: f64, index: usize) -> usize {
 /// The distance from a watcher at (`watcher_x`, 0.5) to the nearest point
 /// of player `index`'s chunk column, blocks.
 fn column_distance(watcher_x: f64, index: usize) -> f64 {
-    let (column, row) = grid_place(index);
+    let (column, row) = grid_place(index, SPACING_BLOCKS);
     let axis = |watcher: f64, at: f64| {
         let low = (at / 16.0).floor() * 16.0;
         (low - watcher).max(watcher - (low + 16.0)).max(0.0)
@@ -250,8 +250,8 @@ fn the_budget_draws_far_emotes_coarser_and_never_the_nearest_twenty() {
     std::fs::create_dir_all(&dir).expect("a temp dir");
     std::fs::write(dir.join("swing.json"), swing()).expect("write");
 
-    let (free_near, free_far, free_ids) = run(&dir, 0);
-    let (tight_near, _, tight_ids) = run(&dir, 1);
+    let (free_near, free_far, free_ids) = run(&dir, 0, SPACING_BLOCKS);
+    let (tight_near, _, tight_ids) = run(&dir, 1, SPACING_BLOCKS);
     assert_eq!(free_ids, tight_ids, "the two runs spawn alike");
 
     // The swing moves: the watcher sees it move at every compared tick.
@@ -339,6 +339,58 @@ fn the_budget_draws_far_emotes_coarser_and_never_the_nearest_twenty() {
         free_far.bytes() < free_near.bytes(),
         "farther is fewer bytes: {} vs {}",
         free_far.bytes(),
+        free_near.bytes()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--spacing-blocks 0`: every player on one spot, one chunk column, so
+/// the byte budget has to split the column's playbacks. The nearest 20
+/// (the first in entity order) replay exactly as with no budget, within
+/// 0.01 block / 0.5° of the exact pose; the other 80 go coarsest, within
+/// its tolerance, for fewer bytes.
+#[test]
+fn a_crowd_on_one_spot_keeps_its_nearest_twenty_exact() {
+    let dir = std::env::temp_dir().join(format!("emoted-band-spot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    std::fs::write(dir.join("swing.json"), swing()).expect("write");
+
+    let (free_near, _, free_ids) = run(&dir, 0, 0.0);
+    let (tight_near, _, tight_ids) = run(&dir, 1, 0.0);
+    assert_eq!(free_ids, tight_ids, "the two runs spawn alike");
+    let mut exact = Vec::new();
+    let mut coarser = 0;
+    for (index, &id) in free_ids.iter().enumerate() {
+        let free = free_near.drawn_of(id);
+        assert!(!free.is_empty(), "display {id} is drawn");
+        let gap = largest_gap(&tight_near.drawn_of(id), &free);
+        assert!(
+            gap.within(tolerance_at(COARSEST_BAND), degrees_at(COARSEST_BAND)),
+            "display {id}: the coarsest band draws {gap:?} from band 0"
+        );
+        if gap.none() {
+            exact.push(index);
+        } else {
+            coarser += 1;
+        }
+    }
+    eprintln!(
+        "one spot, budget of 1 B/s: exact {exact:?}, {coarser} coarser; {} bytes against {} with no budget",
+        tight_near.bytes(),
+        free_near.bytes()
+    );
+    // The players joined in order, so the first 20 are the first 20
+    // entities: those are kept.
+    assert_eq!(
+        exact,
+        (0..20).collect::<Vec<_>>(),
+        "the nearest 20 stay exact"
+    );
+    assert_eq!(coarser, PLAYERS - 20, "the others go coarser");
+    assert!(
+        tight_near.bytes() < free_near.bytes(),
+        "coarser is fewer bytes: {} vs {}",
+        tight_near.bytes(),
         free_near.bytes()
     );
     let _ = std::fs::remove_dir_all(&dir);

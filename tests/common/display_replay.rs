@@ -13,7 +13,7 @@ use valence::protocol::bytes::BytesMut;
 use valence::protocol::packets::play::EntityTrackerUpdateS2c;
 use valence::protocol::Packet;
 
-/// Frames sent to one client, each with the tick it was sent on.
+/// What one client was sent in each tick, with the tick (whole frames).
 pub type Frames = Arc<Mutex<Vec<(u64, Vec<u8>)>>>;
 
 /// Keeps every frame a client is sent, with the test's tick counter.
@@ -44,7 +44,13 @@ impl ClientConnection for Capture {
     fn try_send(&mut self, bytes: BytesMut) -> anyhow::Result<()> {
         let tick = self.tick.load(Ordering::Relaxed);
         if let Ok(mut frames) = self.frames.lock() {
-            frames.push((tick, bytes.to_vec()));
+            // A tick may be sent in several writes that split a packet
+            // (the stream is what counts): one buffer per tick, which
+            // ends where a packet does.
+            match frames.last_mut() {
+                Some((last_tick, last)) if *last_tick == tick => last.extend_from_slice(&bytes),
+                _ => frames.push((tick, bytes.to_vec())),
+            }
         }
         Ok(())
     }

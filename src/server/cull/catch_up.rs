@@ -20,6 +20,7 @@ use valence::{ChunkPos, ChunkView};
 
 use super::DisplayCells;
 use crate::anim::DisplayTransform;
+use crate::server::display_bands::CellBands;
 use crate::server::emote::{append_changed, ActiveEmote};
 use crate::server::events::EmoteDisplay;
 
@@ -27,8 +28,8 @@ use crate::server::events::EmoteDisplay;
 #[derive(Resource, Debug, Default)]
 pub(super) struct CatchUps {
     /// Clients given a cell layer this tick: the client, the cell's layer
-    /// and the band the client sees it in.
-    pub(super) arrived: Vec<(Entity, Entity, usize)>,
+    /// and the bands the client gets its playbacks in.
+    pub(super) arrived: Vec<(Entity, Entity, CellBands)>,
     /// Displays sent their stretch's start this tick, for the second
     /// packet on the next.
     started: Vec<CatchUp>,
@@ -84,7 +85,7 @@ pub(super) fn start_catch_ups(
 ) {
     let now = server.current_tick();
     let catch_ups = &mut *catch_ups;
-    for (client_entity, layer, band) in catch_ups.arrived.drain(..) {
+    for (client_entity, layer, bands) in catch_ups.arrived.drain(..) {
         let (Some(key), Ok(layer)) = (cells.key_of(layer), layers.get(layer)) else {
             continue;
         };
@@ -103,6 +104,7 @@ pub(super) fn start_catch_ups(
             let Ok(playback) = playbacks.get(tag.owner) else {
                 continue;
             };
+            let band = bands.band_of(tag.owner);
             let Some(flight) = playback.in_flight_of(display, band) else {
                 continue;
             };

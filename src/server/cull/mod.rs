@@ -73,27 +73,29 @@
 //! - **Empty cells** are kept for [`CELL_RETIRE_TICKS`] (an emote that loops
 //!   or replays in the same spot reuses its cell), then despawned.
 //! - **One cell per column.** Splitting a column's playbacks over several
-//!   cells would let the byte budget draw part of a crowd on one spot
-//!   coarser, but a viewer reads every layer it sees every tick, and each
-//!   cell is two layers more for every viewer: split four ways, 300 players
-//!   4 blocks apart took a tick 2 to 3 ms longer, and 1,000 on one block
-//!   saved a quarter of their bytes. So a column's playbacks share a cell.
+//!   cells would cost every viewer two layers more to read each tick (split
+//!   four ways, 300 players 4 blocks apart took a tick 2 to 3 ms longer).
+//!   The byte budget does not need it: a viewer may get part of a cell's
+//!   playbacks in one band and the rest in another (below).
 //!
 //! # Distance bands
 //!
 //! The scheduler plans each cycle at four tolerances
-//! ([`crate::playback::schedule::bands`]); each cell has an entity layer per
-//! band holding no entity ([`crate::server::display_bands`]), and a
-//! playback's band-`k` updates are encoded once and written to band `k`'s
-//! layer of the display's cell. A viewer sees a cell's own layer (spawns,
-//! despawns, every field but the transformation) and exactly one of its
-//! band layers: the band its distance to the cell's chunk column allows
-//! (`[emotes] tolerance_near_blocks`, 8 by default: band 0 within 16
-//! blocks, band 1 from 16, band 2 from 32, band 3 from 64). The distance to
-//! the column's nearest point is never more than the distance to a display
-//! in it, so a viewer never gets a coarser band than its distance allows.
-//! A display's spawn fields are band 0's pose, for a viewer of any band;
-//! one arriving in the middle of its band's update is caught up as below.
+//! ([`crate::playback::schedule::bands`]); a playback's band-`k` updates
+//! are encoded once and appended to band `k`'s stream of the display's
+//! cell ([`crate::server::display_bands`]). A viewer sees a cell's own
+//! layer (spawns, despawns, every field but the transformation) and is
+//! copied, each tick, the cell's updates in the bands it gets
+//! ([`CellBands`](crate::server::display_bands::CellBands), kept per
+//! viewer in [`ViewerCells`]): the band its distance to the cell's chunk
+//! column allows (`[emotes] tolerance_near_blocks`, 8 by default: band 0
+//! within 16 blocks, band 1 from 16, band 2 from 32, band 3 from 64),
+//! unless the budget moved some of them. The distance to the column's nearest point is never more than
+//! the distance to a display in it, so a viewer never gets a coarser band
+//! than its distance allows. A display's spawn fields are band 0's pose,
+//! for a viewer of any band; one arriving in the middle of its band's
+//! update is caught up as below. The updates are copied right after
+//! valence's own client updates, so a display's spawn always comes first.
 //!
 //! A viewer whose band changes (it walked, or the budget moved it) is sent
 //! nothing extra: until each display's next update in its new band, it
@@ -104,16 +106,23 @@
 //!
 //! # The byte budget
 //!
-//! Every [`BUDGET_PERIOD_TICKS`] the bytes written to each band layer are
+//! Every [`BUDGET_PERIOD_TICKS`] the bytes written to each band stream are
 //! turned into bytes a second ([`BandTraffic`]), and each viewer's bands
 //! are checked against `[emotes] viewer_bytes_per_second`. A viewer whose
 //! cells at their distance bands cost more is moved, farthest cell first,
-//! to the coarsest band until it is 10 % under the budget; the nearest
-//! cells holding [`NEAREST_KEPT_EMOTES`] playbacks never are. It stays so
-//! until its distance bands alone would cost under 80 % of the budget.
-//! The budget is spent on display updates only (spawns, sounds and chat
-//! are not counted), and it is a target, not a cap: a crowd whose coarsest
-//! plans cost more than the budget is still sent them.
+//! to the coarsest band until it is 10 % under the budget; its nearest
+//! [`NEAREST_KEPT_EMOTES`] playbacks never are. Where those end inside a
+//! cell (a crowd on one spot), the cell is split for that viewer: its
+//! playbacks in entity order, the first ones kept, the rest movable. A
+//! cell's playbacks are all at the distance of its chunk column, so which
+//! of them count as nearest is a choice; the entity order is the same for
+//! every viewer, which keeps the split two copies of shared bytes. The
+//! cost of a split cell is reckoned by its share of playbacks. A viewer
+//! stays demoted until its distance bands alone would cost under 80 % of
+//! the budget. The budget is spent on display updates only (spawns,
+//! sounds and chat are not counted), and it is a target, not a cap: a
+//! crowd whose coarsest plans cost more than the budget is still sent
+//! them.
 
 use std::collections::HashMap;
 
@@ -124,13 +133,16 @@ use valence::prelude::*;
 use valence::ChunkPos;
 
 use crate::server::config::Config;
-use crate::server::display_bands::BandLayers;
+use crate::server::display_bands::BandStreams;
 use crate::server::events::{BoneDrawn, DisplayAudience, EmoteDisplay};
 
 mod catch_up;
+mod deliver;
 mod viewers;
 
 use catch_up::{finish_catch_ups, start_catch_ups, CatchUps};
+pub use deliver::ViewerCells;
+use deliver::{send_band_updates, track_new_viewers};
 use viewers::{measure_band_traffic, show_cells_in_range};
 pub use viewers::{BandTraffic, BUDGET_PERIOD_TICKS, NEAREST_KEPT_EMOTES};
 
@@ -148,7 +160,7 @@ impl Plugin for DisplayCullPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<DisplayCells>()
             .init_resource::<CatchUps>()
-            .init_resource::<BandLayers>()
+            .init_resource::<BandStreams>()
             .init_resource::<BandTraffic>()
             .add_systems(
                 PostUpdate,
@@ -157,13 +169,15 @@ impl Plugin for DisplayCullPlugin {
                         finish_catch_ups,
                         retire_empty_cells,
                         assign_display_cells,
+                        track_new_viewers,
                         apply_deferred,
                         measure_band_traffic,
                         show_cells_in_range,
                     )
                         .chain()
                         .before(UpdateLayersPreClientSet),
-                    start_catch_ups
+                    (send_band_updates, start_catch_ups)
+                        .chain()
                         .after(UpdateClientsSet)
                         .before(FlushPacketsSet),
                 ),
@@ -219,8 +233,8 @@ impl CellKey {
     }
 }
 
-/// One cell's layer and how long it has been empty (its band layers are
-/// in [`BandLayers`]).
+/// One cell's layer and how long it has been empty (its band streams are
+/// in [`BandStreams`]).
 #[derive(Clone, Copy, Debug)]
 struct Cell {
     layer: Entity,
@@ -261,9 +275,9 @@ impl DisplayCells {
 fn retire_empty_cells(
     mut commands: Commands,
     mut cells: ResMut<DisplayCells>,
-    mut band_layers: ResMut<BandLayers>,
+    mut streams: ResMut<BandStreams>,
     layers: Query<&EntityLayer>,
-    mut clients: Query<&mut VisibleEntityLayers, With<Client>>,
+    mut clients: Query<(&mut VisibleEntityLayers, Option<&mut ViewerCells>), With<Client>>,
 ) {
     let cells = &mut *cells;
     let mut retired = Vec::new();
@@ -279,17 +293,17 @@ fn retire_empty_cells(
     for key in retired {
         if let Some(cell) = cells.by_key.remove(&key) {
             cells.by_layer.remove(&cell.layer);
-            let bands = band_layers.remove(cell.layer).into_iter().flatten();
-            let layers = std::iter::once(cell.layer).chain(bands);
-            for layer in layers {
-                for mut visible in &mut clients {
-                    if visible.0.contains(&layer) {
-                        visible.0.remove(&layer);
-                    }
+            streams.remove(cell.layer);
+            for (mut visible, viewer_cells) in &mut clients {
+                if visible.0.contains(&cell.layer) {
+                    visible.0.remove(&cell.layer);
                 }
-                if let Some(mut layer) = commands.get_entity(layer) {
-                    layer.insert(Despawned);
+                if let Some(mut viewer_cells) = viewer_cells {
+                    viewer_cells.forget(cell.layer);
                 }
+            }
+            if let Some(mut layer) = commands.get_entity(cell.layer) {
+                layer.insert(Despawned);
             }
             cells.changed = true;
         }
@@ -349,7 +363,7 @@ fn reach_settings(config: &Config) -> (f64, u8) {
 fn assign_display_cells(
     mut commands: Commands,
     mut cells: ResMut<DisplayCells>,
-    mut band_layers: ResMut<BandLayers>,
+    mut streams: ResMut<BandStreams>,
     server: Res<Server>,
     config: Res<Config>,
     mut displays: ParamSet<(MovedDisplays, AllDisplays)>,
@@ -380,9 +394,7 @@ fn assign_display_cells(
                 Some(cell) => cell.layer,
                 None => {
                     let layer = commands.spawn(EntityLayer::new(&server)).id();
-                    let bands =
-                        std::array::from_fn(|_| commands.spawn(EntityLayer::new(&server)).id());
-                    band_layers.insert(layer, bands);
+                    streams.insert(layer);
                     cells.by_key.insert(
                         key,
                         Cell {

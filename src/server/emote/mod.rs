@@ -70,7 +70,7 @@ impl Plugin for EmotePlaybackPlugin {
             .init_resource::<EmoteCooldowns>()
             .init_resource::<JoinedThisTick>()
             .init_resource::<EmotePlans>()
-            .init_resource::<crate::server::display_bands::BandLayers>()
+            .init_resource::<crate::server::display_bands::BandStreams>()
             .init_resource::<VanillaHiddenLayers>()
             .add_systems(Startup, create_hidden_players_layer)
             .add_systems(

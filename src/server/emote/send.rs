@@ -8,19 +8,17 @@ use valence::entity::display::{
 };
 use valence::entity::tracked_data::TrackedData;
 use valence::entity::EntityId;
-use valence::layer::Layer;
 use valence::prelude::bevy_ecs::system::SystemParam;
 use valence::prelude::*;
 use valence::protocol::encode::PacketWriter;
 use valence::protocol::packets::play::EntityTrackerUpdateS2c;
 use valence::protocol::{Encode, RawBytes, VarInt, WritePacket};
-use valence::ChunkPos;
 
 use super::active::*;
 use crate::anim::DisplayTransform;
-use crate::playback::schedule::{bands_of, Tolerance};
+use crate::playback::schedule::Tolerance;
 use crate::playback::session::{DueCommand, DueSource, NodeUpdate, PlanCache};
-use crate::server::display_bands::BandLayers;
+use crate::server::display_bands::BandStreams;
 use crate::server::events::{CommandSource, EmoteCommandEvent, EmoteDisplay};
 
 /// The scheduler's plans shared between playbacks
@@ -58,7 +56,7 @@ pub(super) type DisplayQuery<'w, 's> = Query<
 /// Writes the playback's updates (emptying `updates`) to its displays; a
 /// skin-bound node's head is turned to face the rig ([`face_the_rig`]) and
 /// its pack-drawn twin gets the update moved down by its slice's offset
-/// (its model turns the skull itself). Each update goes to the band layers
+/// (its model turns the skull itself). Each update goes to the band streams
 /// of its bands ([`BandWriter`]).
 pub(super) fn write_updates(
     playback: &ActiveEmote,
@@ -82,22 +80,21 @@ pub(super) fn write_updates(
     }
 }
 
-/// Where a display's band updates go: its cell, its place and its id; and
-/// its tracked data, whose spawn fields carry band 0's pose.
+/// Where a display's band updates go: its cell, its playback and its id;
+/// and its tracked data, whose spawn fields carry band 0's pose.
 type BandRoute = (
     &'static EntityLayerId,
-    &'static Position,
+    &'static EmoteDisplay,
     &'static EntityId,
     &'static mut TrackedData,
 );
 
-/// Writes display updates into the band layers of the displays' cells
+/// Writes display updates into the band streams of the displays' cells
 /// ([`crate::server::display_bands`]).
 #[derive(SystemParam)]
 pub(super) struct BandWriter<'w, 's> {
-    routes: Query<'w, 's, BandRoute, (With<EmoteDisplay>, Without<Client>)>,
-    layers: Query<'w, 's, &'static mut EntityLayer>,
-    band_layers: ResMut<'w, BandLayers>,
+    routes: Query<'w, 's, BandRoute, Without<Client>>,
+    streams: ResMut<'w, BandStreams>,
     server: Res<'w, Server>,
     scratch: Local<'s, Vec<u8>>,
     metadata: Local<'s, TrackedData>,
@@ -116,11 +113,11 @@ impl BandWriter<'_, '_> {
         draw: impl Fn(&DisplayTransform) -> DisplayTransform,
     ) {
         let transform = draw(&update.transform);
-        let Ok((layer, position, id, mut tracked)) = self.routes.get_mut(entity) else {
+        let Ok((layer, display, id, mut tracked)) = self.routes.get_mut(entity) else {
             return;
         };
         let cell = layer.0;
-        let Some(band_layers) = self.band_layers.of(cell) else {
+        if !self.streams.has(cell) {
             if update.bands & 1 != 0 {
                 write_transform(displays, entity, &transform, update.duration_ticks);
             }
@@ -160,13 +157,8 @@ impl BandWriter<'_, '_> {
                 metadata: RawBytes(metadata),
             },
         );
-        let chunk = ChunkPos::from_pos(position.0);
-        for band in bands_of(update.bands) {
-            if let Ok(mut layer) = self.layers.get_mut(band_layers[band]) {
-                layer.view_writer(chunk).write_packet_bytes(scratch);
-            }
-        }
-        self.band_layers.count(cell, update.bands, scratch.len());
+        self.streams
+            .write(cell, display.owner, update.bands, scratch);
     }
 }
 
@@ -219,7 +211,7 @@ fn append_if_changed<T: PartialEq + Encode>(
 }
 
 /// Sets a display's transformation components without valence sending
-/// them (the band layers carry the update), and its spawn fields to them.
+/// them (the band streams carry the update), and its spawn fields to them.
 fn set_spawn_transform(
     displays: &mut DisplayQuery,
     tracked: &mut TrackedData,

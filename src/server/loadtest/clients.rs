@@ -113,6 +113,7 @@ pub fn join_counting_client_with(
     let connection = CountingConnection {
         bytes: Arc::clone(&bytes),
         breakdown,
+        partial_frame: Vec::new(),
     };
     (join_client(app, index, Box::new(connection)), bytes)
 }
@@ -142,6 +143,9 @@ pub type PacketBreakdown = Mutex<BTreeMap<&'static str, u64>>;
 struct CountingConnection {
     bytes: Arc<AtomicU64>,
     breakdown: Option<Arc<PacketBreakdown>>,
+    /// The start of a frame the last write ended inside (a tick may be
+    /// sent in several writes that split a packet), for the breakdown.
+    partial_frame: Vec<u8>,
 }
 
 impl ClientConnection for CountingConnection {
@@ -149,7 +153,9 @@ impl ClientConnection for CountingConnection {
         self.bytes.fetch_add(bytes.len() as u64, Ordering::Relaxed);
         if let Some(breakdown) = &self.breakdown {
             if let Ok(mut map) = breakdown.lock() {
-                add_frames(&bytes, &mut map);
+                self.partial_frame.extend_from_slice(&bytes);
+                let whole = add_frames(&self.partial_frame, &mut map);
+                self.partial_frame.drain(..whole);
             }
         }
         Ok(())
@@ -176,15 +182,17 @@ fn read_var_int(bytes: &[u8]) -> Option<(i32, usize)> {
     None
 }
 
-/// Adds the wire size of each compressed-format frame in `bytes` to its
-/// packet kind.
-fn add_frames(mut bytes: &[u8], map: &mut BTreeMap<&'static str, u64>) {
-    while let Some((length, header)) = read_var_int(bytes) {
+/// Adds the wire size of each whole compressed-format frame at the start
+/// of `bytes` to its packet kind; the bytes those frames take (the rest
+/// starts a frame still to come).
+fn add_frames(bytes: &[u8], map: &mut BTreeMap<&'static str, u64>) -> usize {
+    let mut taken = 0;
+    while let Some((length, header)) = read_var_int(&bytes[taken..]) {
         let Ok(length) = usize::try_from(length) else {
-            return;
+            return bytes.len(); // not a frame: nothing to wait for
         };
-        let Some(frame) = bytes.get(header..header + length) else {
-            return;
+        let Some(frame) = bytes.get(taken + header..taken + header + length) else {
+            return taken;
         };
         let kind = match read_var_int(frame) {
             Some((0, used)) => read_var_int(&frame[used..]).map_or("?", |(id, _)| packet_name(id)),
@@ -192,8 +200,9 @@ fn add_frames(mut bytes: &[u8], map: &mut BTreeMap<&'static str, u64>) {
             None => "?",
         };
         *map.entry(kind).or_default() += (header + length) as u64;
-        bytes = &bytes[header + length..];
+        taken += header + length;
     }
+    taken
 }
 
 /// The name of a play-state clientbound packet the stress test sees.
@@ -231,11 +240,12 @@ mod tests {
         bytes.extend_from_slice(&[3, 0, id, 9]);
         // A compressed frame: length 3, data length 300 (a 2-byte VarInt).
         bytes.extend_from_slice(&[3, 0xac, 0x02, 7]);
-        // An unknown packet, and a frame cut short (ignored).
+        // An unknown packet, and a frame cut short (left for later).
         bytes.extend_from_slice(&[2, 0, 0x7f]);
+        let whole = bytes.len();
         bytes.extend_from_slice(&[9, 0, id]);
         let mut map = BTreeMap::new();
-        add_frames(&bytes, &mut map);
+        assert_eq!(add_frames(&bytes, &mut map), whole, "up to the cut frame");
         assert_eq!(map.get(EntityTrackerUpdateS2c::NAME), Some(&9));
         assert_eq!(map.get("compressed"), Some(&4));
         assert_eq!(map.get("other"), Some(&3));
