@@ -26,6 +26,7 @@ use std::collections::HashMap;
 
 use valence::prelude::*;
 use valence::protocol::WritePacket;
+use valence::{ChunkPos, ChunkView};
 
 use crate::playback::schedule::{bands_of, BandMask, DISPLAY_BANDS};
 
@@ -123,12 +124,24 @@ impl BandStream {
     }
 }
 
+/// One cell's band streams.
+#[derive(Debug)]
+struct CellStreams {
+    /// The cell's chunk column (a viewer gets nothing of a cell outside
+    /// its chunk view, where valence spawned nothing).
+    chunk: ChunkPos,
+    bands: [BandStream; DISPLAY_BANDS],
+    /// Bytes written per band since the budget last read them.
+    counted_bytes: [u64; DISPLAY_BANDS],
+    /// True when something was written this tick.
+    written: bool,
+}
+
 /// The band streams of each cell (by the cell's layer) and the bytes
 /// written to them since the budget last read them.
 #[derive(Resource, Debug, Default)]
 pub struct BandStreams {
-    by_cell: HashMap<Entity, [BandStream; DISPLAY_BANDS]>,
-    bytes: HashMap<Entity, [u64; DISPLAY_BANDS]>,
+    by_cell: HashMap<Entity, CellStreams>,
     /// True when something was written this tick.
     written: bool,
 }
@@ -140,14 +153,18 @@ impl BandStreams {
         self.by_cell.contains_key(&cell)
     }
 
-    /// Records a new cell.
-    pub fn insert(&mut self, cell: Entity) {
-        self.by_cell.entry(cell).or_default();
+    /// Records a new cell, in chunk column `chunk`.
+    pub fn insert(&mut self, cell: Entity, chunk: ChunkPos) {
+        self.by_cell.entry(cell).or_insert_with(|| CellStreams {
+            chunk,
+            bands: Default::default(),
+            counted_bytes: [0; DISPLAY_BANDS],
+            written: false,
+        });
     }
 
     /// Forgets a retired cell.
     pub fn remove(&mut self, cell: Entity) {
-        self.bytes.remove(&cell);
         self.by_cell.remove(&cell);
     }
 
@@ -157,11 +174,11 @@ impl BandStreams {
         let Some(streams) = self.by_cell.get_mut(&cell) else {
             return;
         };
-        let counted = self.bytes.entry(cell).or_default();
         for band in bands_of(mask) {
-            streams[band].append(owner, packet);
-            counted[band] += packet.len() as u64;
+            streams.bands[band].append(owner, packet);
+            streams.counted_bytes[band] += packet.len() as u64;
         }
+        streams.written = true;
         self.written = true;
     }
 
@@ -171,8 +188,8 @@ impl BandStreams {
         if !self.written {
             return false;
         }
-        for stream in self.by_cell.values_mut().flatten() {
-            if !stream.pieces.is_empty() {
+        for streams in self.by_cell.values_mut().filter(|s| s.written) {
+            for stream in &mut streams.bands {
                 stream.seal();
             }
         }
@@ -180,17 +197,26 @@ impl BandStreams {
     }
 
     /// Writes what a viewer getting `cell` in `bands` is sent of this
-    /// tick's sealed packets to `out`.
-    pub fn send(&self, cell: Entity, bands: &CellBands, out: &mut impl WritePacket) {
+    /// tick's sealed packets to `out`, if the cell is in `view`.
+    pub fn send(
+        &self,
+        cell: Entity,
+        bands: &CellBands,
+        view: &ChunkView,
+        out: &mut impl WritePacket,
+    ) {
         let Some(streams) = self.by_cell.get(&cell) else {
             return;
         };
-        let Some(rest) = streams.get(bands.band) else {
+        if !streams.written || !view.contains(streams.chunk) {
+            return;
+        }
+        let Some(rest) = streams.bands.get(bands.band) else {
             return;
         };
         match bands.kept_through {
             Some(last) if bands.kept_band != bands.band => {
-                if let Some(kept) = streams.get(bands.kept_band) {
+                if let Some(kept) = streams.bands.get(bands.kept_band) {
                     write_nonempty(out, &kept.ordered[..kept.split(last)]);
                 }
                 write_nonempty(out, &rest.ordered[rest.split(last)..]);
@@ -202,8 +228,10 @@ impl BandStreams {
     /// Empties every stream for the next tick.
     pub fn clear(&mut self) {
         if std::mem::take(&mut self.written) {
-            for stream in self.by_cell.values_mut().flatten() {
-                stream.clear();
+            for streams in self.by_cell.values_mut() {
+                if std::mem::take(&mut streams.written) {
+                    streams.bands.iter_mut().for_each(BandStream::clear);
+                }
             }
         }
     }
@@ -211,7 +239,11 @@ impl BandStreams {
     /// The bytes counted per cell and band since the last call, and starts
     /// counting again.
     pub fn take_bytes(&mut self) -> HashMap<Entity, [u64; DISPLAY_BANDS]> {
-        std::mem::take(&mut self.bytes)
+        self.by_cell
+            .iter_mut()
+            .map(|(cell, streams)| (*cell, std::mem::take(&mut streams.counted_bytes)))
+            .filter(|(_, bytes)| bytes.iter().any(|b| *b > 0))
+            .collect()
     }
 }
 
@@ -249,7 +281,8 @@ mod tests {
 
     fn sent(streams: &BandStreams, cell: Entity, bands: CellBands) -> Vec<u8> {
         let mut sink = Sink::default();
-        streams.send(cell, &bands, &mut sink);
+        let view = ChunkView::new(ChunkPos::new(0, 0), 2);
+        streams.send(cell, &bands, &view, &mut sink);
         sink.0
     }
 
@@ -257,7 +290,7 @@ mod tests {
     fn a_viewer_gets_its_kept_owners_in_one_band_and_the_rest_in_another() {
         let cell = Entity::from_raw(100);
         let mut streams = BandStreams::default();
-        streams.insert(cell);
+        streams.insert(cell, ChunkPos::new(1, -1));
         // Written out of owner order; band 0 gets every packet, band 3
         // (mask 0b1000) one of its own per owner.
         for (who, fine) in [(3, b'c'), (1, b'a'), (2, b'b'), (1, b'A')] {
@@ -284,6 +317,11 @@ mod tests {
         assert_eq!(sent(&streams, cell, none_kept), b"kKlm");
         // Bands with nothing written send nothing.
         assert!(sent(&streams, cell, CellBands::uniform(1)).is_empty());
+        // Nor does a cell outside the viewer's chunk view.
+        let mut sink = Sink::default();
+        let far_view = ChunkView::new(ChunkPos::new(10, 0), 2);
+        streams.send(cell, &CellBands::uniform(0), &far_view, &mut sink);
+        assert!(sink.0.is_empty());
         // Counted per band; a cell that is not one gets nothing.
         let bytes = streams.take_bytes();
         assert_eq!(bytes[&cell], [4, 0, 0, 4]);

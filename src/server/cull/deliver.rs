@@ -7,7 +7,6 @@ use valence::prelude::*;
 use valence::protocol::{Encode, Packet, WritePacket};
 use valence::{ChunkPos, ChunkView};
 
-use super::DisplayCells;
 use crate::server::display_bands::{BandStreams, CellBands};
 
 /// The cells a client sees (by the cell's layer) and the bands it gets
@@ -66,7 +65,6 @@ const FLUSH_BYTES: usize = 16 * 1024;
 pub(super) fn send_band_updates(
     mut commands: Commands,
     mut streams: ResMut<BandStreams>,
-    cells: Res<DisplayCells>,
     mut clients: Query<(Entity, &mut Client, &ViewerCells, &Position, &ViewDistance)>,
 ) {
     if streams.seal() {
@@ -78,12 +76,7 @@ pub(super) fn send_band_updates(
                 failed: None,
             };
             for (cell, bands) in viewer_cells.iter() {
-                let in_view = cells
-                    .key_of(cell)
-                    .is_some_and(|key| view.contains(key.chunk));
-                if in_view {
-                    streams.send(cell, &bands, &mut out);
-                }
+                streams.send(cell, &bands, &view, &mut out);
             }
             if let Some(error) = out.failed {
                 tracing::warn!("failed to flush packets for client {entity:?}: {error:#}");

@@ -394,7 +394,7 @@ fn assign_display_cells(
                 Some(cell) => cell.layer,
                 None => {
                     let layer = commands.spawn(EntityLayer::new(&server)).id();
-                    streams.insert(layer);
+                    streams.insert(layer, key.chunk);
                     cells.by_key.insert(
                         key,
                         Cell {
