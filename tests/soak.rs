@@ -266,6 +266,7 @@ fn a_crowd_soaks_through_faults_and_gives_everything_back() {
     let mut rss_last = 0;
     let mut bots_run = 0;
     let mut bots_failed = 0;
+    let mut printed_minute = 0;
     // A bot that could not keep up (the bots share the server's cores) is
     // counted and printed, not a failure: the soak is about the server.
     let finished = |bot: RunningBot| {
@@ -357,6 +358,11 @@ fn a_crowd_soaks_through_faults_and_gives_everything_back() {
         let rss = rss_kib(pid);
         peak_rss = peak_rss.max(rss);
         rss_last = rss;
+        let minute = started.elapsed().as_secs() / 60;
+        if minute > printed_minute {
+            printed_minute = minute;
+            eprintln!("soak: resident {rss} KiB at minute {minute}, {running} bots running");
+        }
         if rss_at_sixth.is_none() && started.elapsed() >= total / 6 {
             rss_at_sixth = Some(rss);
             eprintln!("soak: resident {rss} KiB at {:.1} min", minutes / 6.0);

@@ -179,3 +179,24 @@ fn a_playback_mid_cycle_joins_the_shared_plan_and_draws_within_each_bands_tolera
         );
     }
 }
+
+#[test]
+fn a_plan_is_forgotten_once_its_animation_is_unloaded_and_not_playing() {
+    let mut cache = PlanCache::default();
+    let library = Library::load(&[bundled()]).library;
+    let mut playing = cape_state(&library, 1);
+    cache.begin_tick();
+    tick_updates(&mut playing, &mut cache, 0);
+    assert_eq!(cache.shared_plans(), 1);
+    // Loaded and playing, then playing only (a reload made new forms):
+    // kept.
+    cache.forget_unloaded();
+    assert_eq!(cache.shared_plans(), 1);
+    drop(library);
+    cache.forget_unloaded();
+    assert_eq!(cache.shared_plans(), 1, "still played");
+    // Neither: forgotten.
+    drop(playing);
+    cache.forget_unloaded();
+    assert_eq!(cache.shared_plans(), 0);
+}

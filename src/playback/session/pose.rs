@@ -88,6 +88,16 @@ impl PlanCache {
         self.shared.len()
     }
 
+    /// Drops the shared plans of Animations nothing else holds (after a
+    /// reload: no longer loaded, and no playback plays them). Without it a
+    /// server reloading every 30 s kept up to [`PLAN_CACHE_LIMIT`] plans of
+    /// Animations long gone, and their compiled forms with them.
+    pub fn forget_unloaded(&mut self) {
+        // The cache alone holds the others.
+        self.shared
+            .retain(|_, (compiled, _)| Arc::strong_count(compiled) > 1);
+    }
+
     /// Keeps `plans`, the shared plan of `compiled` (whose address is
     /// `key`). At [`PLAN_CACHE_LIMIT`], the plans of Animations no longer
     /// loaded or playing go first, then all.
@@ -98,9 +108,7 @@ impl PlanCache {
         plans: &Arc<BandPlans>,
     ) {
         if self.shared.len() >= PLAN_CACHE_LIMIT {
-            // The cache alone holds the others.
-            self.shared
-                .retain(|_, (compiled, _)| Arc::strong_count(compiled) > 1);
+            self.forget_unloaded();
             if self.shared.len() >= PLAN_CACHE_LIMIT {
                 self.shared.clear();
             }

@@ -27,9 +27,11 @@ use crate::server::events::{CommandSource, EmoteCommandEvent, EmoteDisplay};
 pub struct EmotePlans(pub PlanCache);
 
 /// Takes the scheduler's tolerance from `[emotes]` in the configuration,
-/// at start-up and after each reload.
+/// at start-up and after each reload; and after a reload of the emotes,
+/// drops the shared plans of Animations no longer loaded or played.
 pub(super) fn apply_display_tolerance(
     config: Res<crate::server::config::Config>,
+    library: Option<Res<crate::server::emote_library::EmoteLibrary>>,
     mut plans: ResMut<EmotePlans>,
 ) {
     if config.is_changed() {
@@ -37,6 +39,9 @@ pub(super) fn apply_display_tolerance(
             translation_blocks: config.emotes.display_tolerance_blocks,
             rotation_degrees: config.emotes.display_tolerance_degrees,
         });
+    }
+    if library.is_some_and(|library| library.is_changed()) {
+        plans.0.forget_unloaded();
     }
 }
 
