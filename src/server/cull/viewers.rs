@@ -1,5 +1,5 @@
-//! Which cells, and which band of each, a viewer sees ("Distance bands"
-//! and "The byte budget" in the module docs).
+//! Which cells a viewer sees, and in which bands it gets each cell's
+//! playbacks ("Distance bands" and "The byte budget" in the module docs).
 
 use std::collections::HashMap;
 
