@@ -32,6 +32,7 @@ use std::sync::Arc;
 use common::display_replay::{
     drawn_poses, join_captured, metadata_for, one_block_emote_turning, DrawnPose, Frames,
 };
+use common::TempDir;
 use emoted::format::EmoteId;
 use emoted::playback::schedule::{band_for_distance, band_tolerance, Tolerance, COARSEST_BAND};
 use emoted::server::config::Config;
@@ -246,12 +247,11 @@ impl Gap {
 
 #[test]
 fn the_budget_draws_far_emotes_coarser_and_never_the_nearest_twenty() {
-    let dir = std::env::temp_dir().join(format!("emoted-band-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temp dir");
-    std::fs::write(dir.join("swing.json"), swing()).expect("write");
+    let dir = TempDir::new("emoted-band-replay");
+    dir.write("swing.json", &swing());
 
-    let (free_near, free_far, free_ids) = run(&dir, 0, SPACING_BLOCKS);
-    let (tight_near, _, tight_ids) = run(&dir, 1, SPACING_BLOCKS);
+    let (free_near, free_far, free_ids) = run(dir.path(), 0, SPACING_BLOCKS);
+    let (tight_near, _, tight_ids) = run(dir.path(), 1, SPACING_BLOCKS);
     assert_eq!(free_ids, tight_ids, "the two runs spawn alike");
 
     // The swing moves: the watcher sees it move at every compared tick.
@@ -341,7 +341,6 @@ fn the_budget_draws_far_emotes_coarser_and_never_the_nearest_twenty() {
         free_far.bytes(),
         free_near.bytes()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `--spacing-blocks 0`: every player on one spot, one chunk column, so
@@ -351,12 +350,11 @@ fn the_budget_draws_far_emotes_coarser_and_never_the_nearest_twenty() {
 /// its tolerance, for fewer bytes.
 #[test]
 fn a_crowd_on_one_spot_keeps_its_nearest_twenty_exact() {
-    let dir = std::env::temp_dir().join(format!("emoted-band-spot-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temp dir");
-    std::fs::write(dir.join("swing.json"), swing()).expect("write");
+    let dir = TempDir::new("emoted-band-spot");
+    dir.write("swing.json", &swing());
 
-    let (free_near, _, free_ids) = run(&dir, 0, 0.0);
-    let (tight_near, _, tight_ids) = run(&dir, 1, 0.0);
+    let (free_near, _, free_ids) = run(dir.path(), 0, 0.0);
+    let (tight_near, _, tight_ids) = run(dir.path(), 1, 0.0);
     assert_eq!(free_ids, tight_ids, "the two runs spawn alike");
     let mut exact = Vec::new();
     let mut coarser = 0;
@@ -393,5 +391,4 @@ fn a_crowd_on_one_spot_keeps_its_nearest_twenty_exact() {
         tight_near.bytes(),
         free_near.bytes()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
