@@ -22,6 +22,9 @@
 //!   band 0 at every
 //!   distance, and the far watcher, whose columns are all 16 blocks or
 //!   more away, gets fewer bytes than the near one.
+//! - **Arrivals.** A watcher teleporting into the crowd is spawned its
+//!   displays nearest chunk column first, at most
+//!   `viewer_spawns_per_tick` a tick.
 
 mod common;
 
@@ -30,7 +33,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use common::display_replay::{
-    drawn_poses, join_captured, metadata_for, one_block_emote_turning, DrawnPose, Frames,
+    drawn_poses, join_captured, metadata_for, one_block_emote_turning, spawned_ids, DrawnPose,
+    Frames,
 };
 use common::TempDir;
 use emoted::format::EmoteId;
@@ -120,15 +124,30 @@ fn run(dir: &std::path::Path, budget: u64, spacing_blocks: f64) -> (Watched, Wat
     };
     step(&mut app);
     app.world.get_mut::<Position>(far_client).expect("far").0.x = FAR_X_BLOCKS;
+    place_on_grid(&mut app, &players, spacing_blocks);
+    step(&mut app);
+    tick.store(0, Ordering::Relaxed);
+    play_swing(&mut app, &players);
+    for _ in 0..TICKS {
+        step(&mut app);
+    }
+    let ids = players.iter().map(|&p| display_id(&app, p)).collect();
+    (near, far, ids)
+}
+
+/// Moves `players` to their places on the grid, `spacing_blocks` apart.
+fn place_on_grid(app: &mut App, players: &[Entity], spacing_blocks: f64) {
     for (index, &player) in players.iter().enumerate() {
         let (column, row) = grid_place(index, spacing_blocks);
         let mut position = app.world.get_mut::<Position>(player).expect("a player");
         position.0.x += column;
         position.0.z += row;
     }
-    step(&mut app);
-    tick.store(0, Ordering::Relaxed);
-    for &player in &players {
+}
+
+/// Has every one of `players` start the swing.
+fn play_swing(app: &mut App, players: &[Entity]) {
+    for &player in players {
         app.world.send_event(PlayEmoteRequest {
             client: player,
             emote: EmoteId::parse("test:swing").expect("an id"),
@@ -137,23 +156,18 @@ fn run(dir: &std::path::Path, budget: u64, spacing_blocks: f64) -> (Watched, Wat
             quiet: true,
         });
     }
-    for _ in 0..TICKS {
-        step(&mut app);
-    }
-    let ids = players
-        .iter()
-        .map(|&player| {
-            let display = app
-                .world
-                .get::<ActiveEmote>(player)
-                .expect("playing")
-                .display_entities()
-                .next()
-                .expect("one display");
-            app.world.get::<EntityId>(display).expect("an id").get()
-        })
-        .collect();
-    (near, far, ids)
+}
+
+/// The entity id of the one display of `player`'s swing.
+fn display_id(app: &App, player: Entity) -> i32 {
+    let display = app
+        .world
+        .get::<ActiveEmote>(player)
+        .expect("playing")
+        .display_entities()
+        .next()
+        .expect("one display");
+    app.world.get::<EntityId>(display).expect("an id").get()
 }
 
 /// Player `index`'s offset on the grid from the corner, blocks.
@@ -391,4 +405,109 @@ fn a_crowd_on_one_spot_keeps_its_nearest_twenty_exact() {
         tight_near.bytes(),
         free_near.bytes()
     );
+}
+
+/// Where the arriving watcher waits, out of every cell's reach, blocks
+/// west of the grid's corner.
+const AWAY_X_BLOCKS: f64 = -200.0;
+
+/// A watcher away from the 100 swinging players (4 blocks apart, nine
+/// chunk columns) teleports to the grid's corner after `TICKS` / 2 ticks,
+/// with `[emotes] viewer_spawns_per_tick` at `spawns_per_tick`. Returns
+/// the tick of the teleport and, for each player, the first tick on or
+/// after it in which the watcher was sent the player's display's spawn.
+fn arrive(dir: &std::path::Path, spawns_per_tick: u32) -> (u64, Vec<Option<u64>>) {
+    let mut app = headless_app(&[dir.to_path_buf()], DisplayUpdatePolicy::Scheduled);
+    app.world
+        .resource_mut::<Config>()
+        .emotes
+        .viewer_spawns_per_tick = spawns_per_tick;
+    let tick = Arc::new(AtomicU64::new(0));
+    let (watcher, frames) = join_captured(&mut app, 0, &tick);
+    let players: Vec<Entity> = (0..PLAYERS)
+        .map(|i| join_counting_client(&mut app, 1 + i).0)
+        .collect();
+    let step = |app: &mut App| {
+        tick.fetch_add(1, Ordering::Relaxed);
+        app.update();
+    };
+    step(&mut app);
+    let home = app.world.get::<Position>(watcher).expect("the watcher").0;
+    app.world.get_mut::<Position>(watcher).expect("watcher").0.x = AWAY_X_BLOCKS;
+    place_on_grid(&mut app, &players, SPACING_BLOCKS);
+    step(&mut app);
+    play_swing(&mut app, &players);
+    for _ in 0..TICKS / 2 {
+        step(&mut app);
+    }
+    let arrival_tick = tick.load(Ordering::Relaxed) + 1;
+    app.world.get_mut::<Position>(watcher).expect("watcher").0 = home;
+    for _ in 0..TICKS / 2 {
+        step(&mut app);
+    }
+    let spawns = spawned_ids(&frames.lock().expect("frames"));
+    let spawned = players
+        .iter()
+        .map(|&player| {
+            let id = display_id(&app, player);
+            spawns
+                .iter()
+                .find(|(at, spawned)| *spawned == id && *at >= arrival_tick)
+                .map(|(at, _)| *at)
+        })
+        .collect();
+    (arrival_tick, spawned)
+}
+
+/// A watcher teleporting into the crowd is spawned its displays over
+/// several ticks, at most `viewer_spawns_per_tick` a tick, nearest chunk
+/// column first; with no limit they all come in the tick it arrives.
+#[test]
+fn an_arriving_viewer_is_spawned_the_crowd_nearest_first_within_its_budget() {
+    let dir = TempDir::new("emoted-band-arrival");
+    dir.write("swing.json", &swing());
+
+    let (arrived, unlimited) = arrive(dir.path(), 0);
+    assert!(
+        unlimited.iter().all(|at| *at == Some(arrived)),
+        "with no limit every display is spawned on arrival: {unlimited:?}"
+    );
+
+    let (arrived, spread) = arrive(dir.path(), 20);
+    let ticks: Vec<u64> = spread
+        .iter()
+        .enumerate()
+        .map(|(index, at)| at.unwrap_or_else(|| panic!("player {index}'s display is spawned")))
+        .collect();
+    let mut per_tick: BTreeMap<u64, usize> = BTreeMap::new();
+    for &at in &ticks {
+        *per_tick.entry(at).or_default() += 1;
+    }
+    eprintln!("arrival at tick {arrived}, display spawns per tick: {per_tick:?}");
+    assert_eq!(
+        per_tick.keys().next(),
+        Some(&arrived),
+        "the nearest come at once"
+    );
+    assert!(
+        per_tick.values().all(|&spawns| spawns <= 20),
+        "at most 20 a tick (no column holds more): {per_tick:?}"
+    );
+    // 100 displays in columns of 16, 8 and 4: at least 5 ticks, and the
+    // last column within a few more.
+    assert!(per_tick.len() >= 5, "{per_tick:?}");
+    assert!(
+        *per_tick.keys().last().expect("spawns") < arrived + 10,
+        "{per_tick:?}"
+    );
+    for (a, &tick_a) in ticks.iter().enumerate() {
+        for (b, &tick_b) in ticks.iter().enumerate() {
+            if column_distance(0.5, a) < column_distance(0.5, b) {
+                assert!(
+                    tick_a <= tick_b,
+                    "player {a}'s column is nearer than player {b}'s, yet spawned at {tick_a} after {tick_b}"
+                );
+            }
+        }
+    }
 }

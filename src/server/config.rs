@@ -88,6 +88,13 @@ pub struct EmotesSection {
     /// budget"); the 20 nearest emotes never are. 0: no budget. Default:
     /// 524,288 (512 KiB/s).
     pub viewer_bytes_per_second: u64,
+    /// The most displays one viewer is spawned in one tick through cells
+    /// it comes into reach of (it joined, teleported, walked into a crowd
+    /// or loaded the pack): the rest wait for the next ticks, nearest cell
+    /// first (see [`crate::server::cull`], "Arrivals"). A cell comes
+    /// whole, so a crowd in one chunk column still comes in one tick. 0:
+    /// no limit. Default: [`DEFAULT_VIEWER_SPAWNS_PER_TICK`].
+    pub viewer_spawns_per_tick: u32,
     /// Commands one playback's events may run in one tick, every line of a
     /// called `function` counted; past it the playback stops with the
     /// reason (see [`crate::server::dispatch`]). From 1 to 65,536.
@@ -109,6 +116,12 @@ pub const DEFAULT_TOLERANCE_NEAR_BLOCKS: f64 = 8.0;
 /// of a 50 Mbit/s home connection.
 pub const DEFAULT_VIEWER_BYTES_PER_SECOND: u64 = 512 * 1024;
 
+/// The default of `[emotes] viewer_spawns_per_tick`: 512 displays, about
+/// 130 KB a tick with the bundled emotes (a spawn and its fields are about
+/// 250 bytes), so a viewer arriving among 300 emoting players (about 5,000
+/// displays) is shown them within half a second, nearest first.
+pub const DEFAULT_VIEWER_SPAWNS_PER_TICK: u32 = 512;
+
 /// The lowest `[emotes] molang_budget_ops` accepted: fewer would stop
 /// ordinary short loops.
 pub const MIN_MOLANG_BUDGET_OPS: u64 = 1000;
@@ -128,6 +141,7 @@ impl Default for EmotesSection {
             display_tolerance_degrees: 0.5,
             tolerance_near_blocks: DEFAULT_TOLERANCE_NEAR_BLOCKS,
             viewer_bytes_per_second: DEFAULT_VIEWER_BYTES_PER_SECOND,
+            viewer_spawns_per_tick: DEFAULT_VIEWER_SPAWNS_PER_TICK,
             max_commands_per_tick: DEFAULT_MAX_COMMANDS_PER_TICK,
             molang_budget_ops: crate::molang::DEFAULT_OP_BUDGET,
         }
@@ -420,6 +434,10 @@ mod tests {
         assert_eq!(
             bundled.emotes.viewer_bytes_per_second,
             defaults.emotes.viewer_bytes_per_second
+        );
+        assert_eq!(
+            bundled.emotes.viewer_spawns_per_tick,
+            defaults.emotes.viewer_spawns_per_tick
         );
         assert_eq!(
             bundled.emotes.molang_budget_ops,

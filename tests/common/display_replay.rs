@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use valence::client::{ClientConnection, ReceivedPacket};
 use valence::math::{Quat, Vec3};
 use valence::protocol::bytes::BytesMut;
-use valence::protocol::packets::play::EntityTrackerUpdateS2c;
+use valence::protocol::packets::play::{EntitySpawnS2c, EntityTrackerUpdateS2c};
 use valence::protocol::Packet;
 
 /// What one client was sent in each tick, with the tick (whole frames).
@@ -144,62 +144,84 @@ fn quat_at(bytes: &[u8], at: &mut usize) -> Option<Quat> {
     Some(Quat::from_xyzw(x, y, z, w))
 }
 
+/// Every uncompressed packet in `frames` (from its packet id on), with
+/// its tick. Frames are small (uncompressed: data length 0); a compressed
+/// one is skipped.
+fn packets(frames: &[(u64, Vec<u8>)]) -> impl Iterator<Item = (u64, &[u8])> {
+    frames.iter().flat_map(|(tick, buffer)| {
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            while at < buffer.len() {
+                let length = var_int(buffer, &mut at)?;
+                let end = at + length as usize;
+                let frame = &buffer[at..end.min(buffer.len())];
+                at = end;
+                let mut p = 0;
+                if var_int(frame, &mut p) == Some(0) {
+                    return Some((*tick, &frame[p..]));
+                }
+            }
+            None
+        })
+    })
+}
+
+/// The entity ids of the entities spawned in `frames`, with their tick,
+/// in order.
+pub fn spawned_ids(frames: &[(u64, Vec<u8>)]) -> Vec<(u64, i32)> {
+    packets(frames)
+        .filter_map(|(tick, packet)| {
+            let mut p = 0;
+            (var_int(packet, &mut p)? == EntitySpawnS2c::ID).then_some(())?;
+            Some((tick, var_int(packet, &mut p)?))
+        })
+        .collect()
+}
+
 /// The display-field updates for entity `id` in `frames`, in order, with
-/// their tick. Frames are small (uncompressed: data length 0).
+/// their tick.
 pub fn metadata_for(frames: &[(u64, Vec<u8>)], id: i32) -> Vec<(u64, Fields)> {
     let mut out = Vec::new();
-    for (tick, buffer) in frames {
-        let mut at = 0;
-        while at < buffer.len() {
-            let Some(length) = var_int(buffer, &mut at) else {
+    for (tick, frame) in packets(frames) {
+        let mut p = 0;
+        if var_int(frame, &mut p) != Some(EntityTrackerUpdateS2c::ID)
+            || var_int(frame, &mut p) != Some(id)
+        {
+            continue;
+        }
+        let mut fields = Fields::default();
+        while let Some(&index) = frame.get(p) {
+            p += 1;
+            if index == 0xff {
+                break;
+            }
+            let Some(kind) = var_int(frame, &mut p) else {
                 break;
             };
-            let end = at + length as usize;
-            let frame = &buffer[at..end.min(buffer.len())];
-            at = end;
-            let mut p = 0;
-            if var_int(frame, &mut p) != Some(0) {
-                continue; // compressed: not a metadata packet here
-            }
-            if var_int(frame, &mut p) != Some(EntityTrackerUpdateS2c::ID)
-                || var_int(frame, &mut p) != Some(id)
-            {
-                continue;
-            }
-            let mut fields = Fields::default();
-            while let Some(&index) = frame.get(p) {
-                p += 1;
-                if index == 0xff {
-                    break;
+            match (index, kind) {
+                (8, 1) => fields.start = var_int(frame, &mut p),
+                (9, 1) => fields.duration = var_int(frame, &mut p),
+                (10, 26) => {
+                    let (x, y, z) = (
+                        f32_at(frame, &mut p),
+                        f32_at(frame, &mut p),
+                        f32_at(frame, &mut p),
+                    );
+                    fields.translation = Some(Vec3::new(x.unwrap(), y.unwrap(), z.unwrap()));
                 }
-                let Some(kind) = var_int(frame, &mut p) else {
-                    break;
-                };
-                match (index, kind) {
-                    (8, 1) => fields.start = var_int(frame, &mut p),
-                    (9, 1) => fields.duration = var_int(frame, &mut p),
-                    (10, 26) => {
-                        let (x, y, z) = (
-                            f32_at(frame, &mut p),
-                            f32_at(frame, &mut p),
-                            f32_at(frame, &mut p),
-                        );
-                        fields.translation = Some(Vec3::new(x.unwrap(), y.unwrap(), z.unwrap()));
-                    }
-                    (12, 27) => fields.left_rotation = quat_at(frame, &mut p),
-                    (13, 27) => fields.right_rotation = quat_at(frame, &mut p),
-                    (_, 1 | 14) => {
-                        var_int(frame, &mut p);
-                    }
-                    (_, 0) => p += 1,
-                    (_, 3) => p += 4,
-                    (_, 26) => p += 12,
-                    (_, 27) => p += 16,
-                    _ => break, // a type these displays do not send
+                (12, 27) => fields.left_rotation = quat_at(frame, &mut p),
+                (13, 27) => fields.right_rotation = quat_at(frame, &mut p),
+                (_, 1 | 14) => {
+                    var_int(frame, &mut p);
                 }
+                (_, 0) => p += 1,
+                (_, 3) => p += 4,
+                (_, 26) => p += 12,
+                (_, 27) => p += 16,
+                _ => break, // a type these displays do not send
             }
-            out.push((*tick, fields));
         }
+        out.push((tick, fields));
     }
     out
 }

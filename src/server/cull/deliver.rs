@@ -12,27 +12,42 @@ use crate::server::display_bands::{BandStreams, CellBands};
 /// The cells a client sees (by the cell's layer) and the bands it gets
 /// each in, as [`super::show_cells_in_range`] last chose.
 #[derive(Component, Debug, Default)]
-pub struct ViewerCells(HashMap<Entity, CellBands>);
+pub struct ViewerCells {
+    cells: HashMap<Entity, CellBands>,
+    /// True while cells in reach wait for a later tick's spawn budget
+    /// (`[emotes] viewer_spawns_per_tick`).
+    arrivals_waiting: bool,
+}
 
 impl ViewerCells {
     /// The bands this viewer gets `cell` in, if it sees it.
     pub fn of(&self, cell: Entity) -> Option<CellBands> {
-        self.0.get(&cell).copied()
+        self.cells.get(&cell).copied()
     }
 
     /// Every cell seen, with its bands.
     pub fn iter(&self) -> impl Iterator<Item = (Entity, CellBands)> + '_ {
-        self.0.iter().map(|(cell, bands)| (*cell, *bands))
+        self.cells.iter().map(|(cell, bands)| (*cell, *bands))
+    }
+
+    /// True while cells in reach wait for a later tick's spawn budget.
+    pub fn arrivals_waiting(&self) -> bool {
+        self.arrivals_waiting
     }
 
     /// Records that the viewer gets `cell` in `bands`.
     pub(super) fn set(&mut self, cell: Entity, bands: CellBands) {
-        self.0.insert(cell, bands);
+        self.cells.insert(cell, bands);
     }
 
     /// Records that the viewer no longer sees `cell`.
     pub(super) fn forget(&mut self, cell: Entity) {
-        self.0.remove(&cell);
+        self.cells.remove(&cell);
+    }
+
+    /// Records whether cells in reach wait for a later tick.
+    pub(super) fn set_arrivals_waiting(&mut self, waiting: bool) {
+        self.arrivals_waiting = waiting;
     }
 }
 

@@ -123,6 +123,21 @@
 //! sounds and chat are not counted), and it is a target, not a cap: a
 //! crowd whose coarsest plans cost more than the budget is still sent
 //! them.
+//!
+//! # Arrivals
+//!
+//! A viewer that comes into reach of many cells at once (it joined,
+//! teleported, walked into a crowd, loaded the pack) would be sent every
+//! display of them in one tick: 16,000 spawns, about 4 MB, for a crowd
+//! of 1,000, and valence's buffer for that client keeps the size of its
+//! largest tick. So the cells new to a viewer are shown nearest first, at
+//! most `[emotes] viewer_spawns_per_tick` displays a tick; the rest wait,
+//! and the viewer is checked again each tick until none does. A cell is
+//! one layer, which valence spawns whole, so the nearest new cell always
+//! comes, however large: a crowd in one chunk column still arrives in one
+//! tick. A nearer cell is never left waiting behind a farther one that
+//! fits. Displays spawned in a cell the viewer already sees (an emote
+//! starting) are not counted: they come as the emotes start.
 
 use std::collections::HashMap;
 
@@ -136,6 +151,7 @@ use crate::server::config::Config;
 use crate::server::display_bands::BandStreams;
 use crate::server::events::{BoneDrawn, DisplayAudience, EmoteDisplay};
 
+mod arrivals;
 mod catch_up;
 mod deliver;
 mod viewers;

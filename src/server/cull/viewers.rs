@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use valence::prelude::*;
 
+use super::arrivals::SpawnBudget;
 use super::{CatchUps, DisplayCells, ViewerCells};
 use crate::playback::schedule::{band_for_distance, COARSEST_BAND, DISPLAY_BANDS};
 use crate::server::config::Config;
@@ -124,6 +125,7 @@ pub(super) fn show_cells_in_range(
     traffic: Res<BandTraffic>,
     mut catch_ups: ResMut<CatchUps>,
     config: Res<Config>,
+    layers: Query<&EntityLayer>,
     mut clients: Query<Viewer, With<Client>>,
     mut reached: Local<Vec<Reached>>,
 ) {
@@ -149,6 +151,7 @@ pub(super) fn show_cells_in_range(
             && !position.is_changed()
             && !pack_changed
             && !became_bone_viewer
+            && !viewer_cells.arrivals_waiting()
         {
             continue;
         }
@@ -184,9 +187,28 @@ pub(super) fn show_cells_in_range(
             });
             fit_budget(&mut reached, &traffic, budget, demoted);
         }
+        // Cells new to the viewer come nearest first, within its spawn
+        // budget (a stable sort: at one distance, the budget's order).
+        reached.sort_by(|a, b| a.distance_blocks.total_cmp(&b.distance_blocks));
+        let mut spawns = SpawnBudget::new(config.emotes.viewer_spawns_per_tick);
         for r in reached.iter() {
+            if !visible.0.contains(&r.cell) && !spawns.admit(displays_in(&cells, &layers, r.cell)) {
+                continue;
+            }
             show_cell(client, &mut visible, &mut viewer_cells, r, &mut catch_ups);
         }
+        if viewer_cells.arrivals_waiting() != spawns.refused() {
+            viewer_cells.set_arrivals_waiting(spawns.refused());
+        }
+    }
+}
+
+/// How many displays the cell whose layer is `cell` holds (as of the last
+/// tick's layer update).
+fn displays_in(cells: &DisplayCells, layers: &Query<&EntityLayer>, cell: Entity) -> usize {
+    match (cells.key_of(cell), layers.get(cell)) {
+        (Some(key), Ok(layer)) => layer.entities_at(key.chunk).count(),
+        _ => 0,
     }
 }
 

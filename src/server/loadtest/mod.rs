@@ -40,6 +40,10 @@
 //! - `--walk` has every playing client walk round a small circle at
 //!   walking speed while it plays (`steering`): with a controller
 //!   (`--emote example:walk_wave`) the bodies walk with them.
+//! - `--arrive` keeps the viewers that do not play away from the crowd
+//!   until the first measured tick, when they all teleport into it
+//!   (`steering`): the largest tick is their arrival, spread by
+//!   `--viewer-spawns-per-tick` ([`crate::server::cull`], "Arrivals").
 //!
 //! Keep-alives are disabled (no client would answer them), and the wall
 //! clock `server_sync` emotes follow is the tick counter (ticks run back to
@@ -250,6 +254,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     config.emotes.display_tolerance_degrees = options.tolerance_degrees;
     config.emotes.tolerance_near_blocks = options.tolerance_near_blocks;
     config.emotes.viewer_bytes_per_second = options.viewer_bytes_per_second;
+    config.emotes.viewer_spawns_per_tick = options.viewer_spawns_per_tick;
     config.camera.enabled = options.cameras;
     config
         .emotes
@@ -317,6 +322,16 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
     });
 
     let players: Vec<Entity> = entities.iter().take(options.playbacks).copied().collect();
+    let arrivals = if options.arrive {
+        let away = steering::send_away(
+            &mut app,
+            &entities[options.playbacks..options.viewers.max(options.playbacks)],
+        );
+        app.update(); // gone: their chunks and players go
+        away
+    } else {
+        Vec::new()
+    };
     if options.cameras || options.looks || options.walk {
         steering::confirm_positions(&mut app, &players);
     }
@@ -390,6 +405,7 @@ pub fn run(options: &LoadtestOptions) -> Result<LoadtestReport, LoadtestError> {
         .filter_map(|p| Some((*p, steering::walk_start(app.world.get::<Position>(*p)?.0))))
         .collect();
     let mut tick_ms = Vec::with_capacity(options.ticks as usize);
+    steering::bring_back(&mut app, &arrivals);
     for tick in 0..options.ticks {
         if options.walk {
             steering::walk(&mut app, &walkers, tick);
@@ -525,6 +541,39 @@ mod tests {
             "{loose:?} against {strict:?}"
         );
         assert!(run(&options(0.0, 0.5)).is_err());
+    }
+
+    #[test]
+    fn arriving_viewers_get_the_crowd_spread_by_their_spawn_budget() {
+        // 20 halos of 24 displays on a grid 8 blocks apart (nine chunk
+        // columns); the 21st client arrives at the first measured tick.
+        let options = |spawns_per_tick: u32| LoadtestOptions {
+            playbacks: 20,
+            viewers: 21,
+            ticks: 20,
+            emote: Some("example:halo".into()),
+            spacing_blocks: 8.0,
+            arrive: true,
+            viewer_spawns_per_tick: spawns_per_tick,
+            emote_roots: vec![PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/emotes"
+            ))],
+            ..LoadtestOptions::default()
+        };
+        let at_once = run(&options(0)).expect("runs");
+        assert_eq!(at_once.largest_tick.tick, WARMUP_TICKS, "{at_once:?}");
+        let spread = run(&options(48)).expect("runs");
+        assert!(
+            spread.largest_tick.bytes < at_once.largest_tick.bytes,
+            "{spread:?} against {at_once:?}"
+        );
+        // Within the 20 ticks every display came all the same.
+        let sent = |r: &LoadtestReport| r.bytes_per_viewer_per_s;
+        assert!(
+            (sent(&spread) - sent(&at_once)).abs() < 0.05 * sent(&at_once),
+            "{spread:?} against {at_once:?}"
+        );
     }
 
     #[test]

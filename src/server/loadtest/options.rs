@@ -46,6 +46,15 @@ pub struct LoadtestOptions {
     /// `emotes.viewer_bytes_per_second` for the run (0: no byte budget).
     #[arg(long, default_value_t = crate::server::config::DEFAULT_VIEWER_BYTES_PER_SECOND)]
     pub viewer_bytes_per_second: u64,
+    /// `emotes.viewer_spawns_per_tick` for the run (0: no limit).
+    #[arg(long, default_value_t = crate::server::config::DEFAULT_VIEWER_SPAWNS_PER_TICK)]
+    pub viewer_spawns_per_tick: u32,
+    /// The viewers that do not play (`--viewers` above `--playbacks`) wait
+    /// out of every display's reach during the warm-up and take their
+    /// places at the first measured tick, as players teleporting into the
+    /// crowd: the largest tick is then their arrival.
+    #[arg(long)]
+    pub arrive: bool,
     /// Also report the viewers' bytes by packet kind
     /// (`bytes_by_packet`, per viewer per second).
     #[arg(long)]
@@ -111,6 +120,8 @@ impl Default for LoadtestOptions {
             tolerance_degrees: 0.5,
             tolerance_near_blocks: crate::server::config::DEFAULT_TOLERANCE_NEAR_BLOCKS,
             viewer_bytes_per_second: crate::server::config::DEFAULT_VIEWER_BYTES_PER_SECOND,
+            viewer_spawns_per_tick: crate::server::config::DEFAULT_VIEWER_SPAWNS_PER_TICK,
+            arrive: false,
             breakdown: false,
             emote_roots: Vec::new(),
             pack_downloads: 0,

@@ -5,6 +5,8 @@
 //! go into valence's own event stream, so its movement handling takes
 //! them (after the join's position is confirmed, as a client confirms
 //! it) and nothing comes back to the client but what the camera sends.
+//! With `--arrive` the viewers that do not play wait away from the crowd
+//! ([`send_away`]) and come back at once ([`bring_back`]).
 
 use std::time::Instant;
 
@@ -132,4 +134,32 @@ pub(super) fn flying(app: &mut App) -> usize {
         .iter(&app.world)
         .filter(|camera| camera.is_handed_over())
         .count()
+}
+
+/// How far `--arrive`'s viewers wait from their places, blocks east: past
+/// any display's reach and the chunk view.
+const AWAY_BLOCKS: f64 = 1000.0;
+
+/// Moves `clients` [`AWAY_BLOCKS`] east of where they stand; where they
+/// stood, for [`bring_back`].
+pub(super) fn send_away(app: &mut App, clients: &[Entity]) -> Vec<(Entity, DVec3)> {
+    clients
+        .iter()
+        .filter_map(|client| {
+            let mut position = app.world.get_mut::<Position>(*client)?;
+            let place = position.0;
+            position.0.x += AWAY_BLOCKS;
+            Some((*client, place))
+        })
+        .collect()
+}
+
+/// Puts each client back where [`send_away`] found it (as a teleport: the
+/// server moves it).
+pub(super) fn bring_back(app: &mut App, away: &[(Entity, DVec3)]) {
+    for (client, place) in away {
+        if let Some(mut position) = app.world.get_mut::<Position>(*client) {
+            position.0 = *place;
+        }
+    }
 }
