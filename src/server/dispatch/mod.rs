@@ -42,6 +42,10 @@
 //!   [min volume]`: any sound identifier (resource-pack sounds too: it is
 //!   sent by name), to each target player as vanilla does (out of range:
 //!   skipped, or moved next to the player at `min volume` when that is set).
+//!   A plain `@a` sound with no minimum volume is framed once and given to
+//!   each player in range with the tick's other such sounds, in one copy
+//!   where they are adjacent (`run/effects.rs`): a crowd's sounds cost a
+//!   copy per player, not one per sound and player.
 //! - `stopsound <targets> [source|*] [sound]`.
 //! - `tp`/`teleport`: `<x y z> [yaw pitch]` (the source player),
 //!   `<targets> <x y z> [yaw pitch]`, `<targets> <entity>` and `<entity>`.

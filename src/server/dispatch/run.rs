@@ -2,7 +2,6 @@
 //! parameter, the per-playback command cap of a tick, `function` nesting,
 //! and the warnings a failed command leaves in the log (each once).
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -10,13 +9,14 @@ use valence::entity::display::GlowColorOverride;
 use valence::entity::entity::Flags;
 use valence::entity::EntityKind;
 use valence::ident::Ident;
-use valence::layer::Layer;
 use valence::op_level::OpLevel;
 use valence::prelude::bevy_ecs::system::SystemParam;
 use valence::prelude::*;
-use valence::protocol::packets::play::{ParticleS2c, PlaySoundS2c, StopSoundS2c};
-use valence::protocol::sound::SoundId;
-use valence::protocol::WritePacket;
+use valence::protocol::packets::play::StopSoundS2c;
+
+mod effects;
+
+use effects::HeardSounds;
 
 use super::functions::{EmoteFunctions, FunctionState};
 use super::parse::*;
@@ -176,6 +176,7 @@ pub(super) struct Dispatcher<'w, 's> {
     budget: Local<'s, CommandBudget>,
     server: Res<'w, Server>,
     candidates: Local<'s, CandidateCache>,
+    heard: Local<'s, HeardSounds>,
 }
 
 /// The entities selectors choose from, built once for the commands of a
@@ -244,6 +245,7 @@ pub(super) fn run_emote_commands(
             });
         }
     }
+    dispatcher.deliver_heard();
 }
 
 /// The players (and, unless `only_players`, the displays) a selector
@@ -350,6 +352,10 @@ impl Dispatcher<'_, '_> {
     ) -> Result<(), RunError> {
         if !self.budget.take() {
             return Err(RunError::OverBudget);
+        }
+        // Batched sounds are heard before anything else changes.
+        if !effects::keeps_sounds_pending(command) {
+            self.deliver_heard();
         }
         match command {
             ParsedCommand::Say(message) => {
@@ -496,88 +502,6 @@ impl Dispatcher<'_, '_> {
             }
         }
         Ok(())
-    }
-
-    pub(super) fn run_particle(
-        &mut self,
-        command: &ParticleCommand,
-        context: &Context,
-    ) -> Result<(), RunError> {
-        let position = command
-            .position
-            .resolve(context.origin, self.facing(context.source));
-        // What `Client::play_particle` and `ChunkLayer::play_particle` send.
-        let packet = ParticleS2c {
-            particle: Cow::Borrowed(&command.particle),
-            long_distance: command.force,
-            position,
-            offset: command.delta,
-            max_speed: command.speed,
-            count: command.count,
-        };
-        if let Some(viewers) = &command.viewers {
-            let framed = FramedPacket::new(&self.server, &packet);
-            for viewer in self.select_players(viewers, context) {
-                if let Ok(mut player) = self.players.get_mut(viewer) {
-                    framed.send_to(&mut player.1);
-                }
-            }
-            return Ok(());
-        }
-        // The layer the source is in; the first world for the server.
-        let preferred = match context.source {
-            CommandSource::Player(e) => self.players.get(*e).ok().map(|p| p.6 .0),
-            CommandSource::Node { entity, .. } => self.displays.get(*entity).ok().map(|d| d.3 .0),
-            CommandSource::Server => None,
-        };
-        let layer = preferred
-            .filter(|l| self.layers.contains(*l))
-            .or_else(|| self.layers.iter().next().map(|(e, _)| e))
-            .ok_or(RunError::NoWorld)?;
-        let (_, mut chunks) = self.layers.get_mut(layer).map_err(|_| RunError::NoWorld)?;
-        chunks
-            .view_writer(ChunkPos::from_pos(position))
-            .write_packet(&packet);
-        Ok(())
-    }
-
-    pub(super) fn run_playsound(&mut self, command: &PlaySoundCommand, context: &Context) {
-        let position = command
-            .position
-            .resolve(context.origin, self.facing(context.source));
-        // Vanilla's PlaySoundCommand: heard within 16 blocks (× volume above 1).
-        let range = if command.volume > 1.0 {
-            f64::from(command.volume) * 16.0
-        } else {
-            16.0
-        };
-        // One seed for every listener, as vanilla's command draws it; the
-        // packet heard in range is framed once.
-        let seed = self.rng.0.next_u64() as i64;
-        let sound = |at: DVec3, volume: f32| PlaySoundS2c {
-            id: SoundId::Direct {
-                id: Ident::new_unchecked(command.sound.as_str().into()),
-                range: None,
-            },
-            category: command.category,
-            position: (at * 8.0).as_ivec3(),
-            volume,
-            pitch: command.pitch,
-            seed,
-        };
-        let in_range = FramedPacket::new(&self.server, &sound(position, command.volume));
-        for target in self.select_players(&command.targets, context) {
-            let Ok(mut player) = self.players.get_mut(target) else {
-                continue;
-            };
-            let offset = position - player.3 .0;
-            if offset.length_squared() <= range * range {
-                in_range.send_to(&mut player.1);
-            } else if command.min_volume > 0.0 {
-                let at = player.3 .0 + offset.normalize_or_zero() * 2.0;
-                player.1.write_packet(&sound(at, command.min_volume));
-            }
-        }
     }
 
     pub(super) fn run_teleport(

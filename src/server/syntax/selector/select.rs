@@ -65,6 +65,19 @@ impl Selector {
                 .any(|f| !f.negated && f.value == EntityKind::PLAYER)
     }
 
+    /// True for a plain `@a`: every player, wherever it is, in any order.
+    pub fn selects_every_player(&self) -> bool {
+        self.base == SelectorBase::AllPlayers
+            && self.limit.is_none()
+            && self.sort.is_none()
+            && self.distance.is_none()
+            && self.center.iter().all(Option::is_none)
+            && self.volume.iter().all(Option::is_none)
+            && self.names.is_empty()
+            && self.types.is_empty()
+            && self.game_modes.is_empty()
+    }
+
     /// The entities this selector picks among `candidates`, in order.
     pub fn select(
         &self,

@@ -240,6 +240,28 @@ fn random_picks_every_player_eventually() {
 }
 
 #[test]
+fn selects_every_player_only_for_a_plain_at_a() {
+    assert!(parse("@a").selects_every_player());
+    assert!(parse("@a[]").selects_every_player());
+    for narrowed in [
+        "@a[distance=..16]",
+        "@a[limit=3]",
+        "@a[sort=nearest]",
+        "@a[x=1]",
+        "@a[dx=2]",
+        "@a[name=Bob]",
+        "@a[gamemode=creative]",
+        "@p",
+        "@r",
+        "@e",
+        "@s",
+        "Bob",
+    ] {
+        assert!(!parse(narrowed).selects_every_player(), "{narrowed}");
+    }
+}
+
+#[test]
 fn only_players() {
     assert!(parse("@a").only_players());
     assert!(parse("Bob").only_players());
