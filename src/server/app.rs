@@ -12,8 +12,8 @@ use bevy_app::PluginGroupBuilder;
 use crate::server::config::Config;
 use crate::server::emote_library::EmoteLibraryPlugin;
 use crate::server::{
-    camera, combat, commands, cull, dispatch, emote, feedback, idle, metrics, modded, operator,
-    reload, resource_pack, shutdown, skin, storage, tick_stats, walk, wheel, world,
+    camera, combat, commands, cull, dispatch, emote, feedback, idle, memory_trim, metrics, modded,
+    operator, reload, resource_pack, shutdown, skin, storage, tick_stats, walk, wheel, world,
 };
 
 /// Every feature of emoted, each its own plugin, in this order:
@@ -41,6 +41,7 @@ use crate::server::{
 /// | [`tick_stats::TickStatsPlugin`] | a tick-rate line in the log every 200 ticks | `First`, `Last` |
 /// | [`operator::OperatorPlugin`] | the console's and RCON's commands (`list`, `say`, `reload`, `stop`, `emote …`) run in the tick; RCON's listener | `Startup`, `Update`, before `EmotePlaybackSet` |
 /// | [`metrics::MetricsPlugin`] | Prometheus metrics at `GET /metrics` (`[metrics]`), the counters features add to | `PostStartup`, `First`, `PostUpdate`, `Last` |
+/// | [`memory_trim::MemoryTrimPlugin`] | freed memory given back to the system once a minute (`malloc_trim`) | `Last` |
 /// | [`shutdown::ShutdownPlugin`] | a stop request (a signal to `emoted serve`) ends every playback, tells every player, closes the store and exits | `Update`, `Last` |
 ///
 /// Insert [`Config`] (and [`EmoteFolders`](crate::server::emote_library::EmoteFolders))
@@ -75,6 +76,7 @@ impl PluginGroup for EmotePlugins {
             .add(shutdown::ShutdownPlugin)
             .add(operator::OperatorPlugin)
             .add(metrics::MetricsPlugin)
+            .add(memory_trim::MemoryTrimPlugin)
     }
 }
 

@@ -22,6 +22,7 @@ pub mod gateway;
 pub mod idle;
 pub mod listener;
 pub mod loadtest;
+pub mod memory_trim;
 pub mod metrics;
 pub mod modded;
 pub mod operator;
