@@ -41,7 +41,7 @@ use crate::server::{
 /// | [`tick_stats::TickStatsPlugin`] | a tick-rate line in the log every 200 ticks | `First`, `Last` |
 /// | [`operator::OperatorPlugin`] | the console's and RCON's commands (`list`, `say`, `reload`, `stop`, `emote …`) run in the tick; RCON's listener | `Startup`, `Update`, before `EmotePlaybackSet` |
 /// | [`metrics::MetricsPlugin`] | Prometheus metrics at `GET /metrics` (`[metrics]`), the counters features add to | `PostStartup`, `First`, `PostUpdate`, `Last` |
-/// | [`memory_trim::MemoryTrimPlugin`] | freed memory given back to the system once a minute (`malloc_trim`) | `Last` |
+/// | [`memory_trim::MemoryTrimPlugin`] | freed memory given back to the system every 10 s (`malloc_trim`) | `Last` |
 /// | [`shutdown::ShutdownPlugin`] | a stop request (a signal to `emoted serve`) ends every playback, tells every player, closes the store and exits | `Update`, `Last` |
 ///
 /// Insert [`Config`] (and [`EmoteFolders`](crate::server::emote_library::EmoteFolders))
