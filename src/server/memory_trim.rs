@@ -114,10 +114,10 @@ mod tests {
         let before = resident_pages();
         assert!(release_free_memory(), "there were free pages to give back");
         let after = resident_pages();
-        // About 32 MiB freed (8,192 pages of 4 KiB); other tests running at
-        // once may allocate meanwhile, so ask for half of it.
+        // About 24 MiB of whole free pages in the 32 MiB of holes; other
+        // tests running at once may allocate meanwhile, so ask for a third.
         assert!(
-            before.saturating_sub(after) > 4096,
+            before.saturating_sub(after) > 2048,
             "resident pages {before} -> {after}"
         );
         drop(blocks);
